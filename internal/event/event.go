@@ -1,0 +1,58 @@
+// Package event defines warden's one event vocabulary and the bus that fans
+// durable events out to live subscribers.
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Type names what happened. Every door maps its wire events onto these.
+type Type string
+
+// The event vocabulary shared by every door (specs/agent-api.md, extended).
+const (
+	SessionStart      Type = "session.start"
+	SessionEnd        Type = "session.end"
+	SessionFork       Type = "session.fork"
+	SessionStatus     Type = "session.status"
+	SessionIdle       Type = "session.idle"
+	SessionError      Type = "session.error"
+	MessageUser       Type = "message.user"
+	MessageAssistant  Type = "message.assistant"
+	ToolCall          Type = "tool.call"
+	ToolDecision      Type = "tool.decision"
+	ToolResult        Type = "tool.result"
+	ApprovalRequested Type = "approval.requested"
+	ApprovalResolved  Type = "approval.resolved"
+	PatchProposed     Type = "patch.proposed"
+	PatchApplied      Type = "patch.applied"
+	FileChanged       Type = "file.changed"
+	SubagentSpawn     Type = "subagent.spawn"
+	SubagentProgress  Type = "subagent.progress"
+	SubagentComplete  Type = "subagent.complete"
+	ContextCompaction Type = "context.compaction"
+)
+
+// Event is one durable record in a session's log.
+//
+// ID, Seq and (when zero) Time are assigned by the store on Append; callers
+// fill Session, Type, Source, Workspace and Data.
+type Event struct {
+	// ID is the global, strictly increasing id across all sessions.
+	ID int64 `json:"id"`
+	// Session is the session the event belongs to.
+	Session string `json:"session"`
+	// Seq is the per-session sequence number: 1, 2, 3 ... with no gaps.
+	Seq int64 `json:"seq"`
+	// Time is when the event happened (UTC, millisecond precision or better).
+	Time time.Time `json:"time"`
+	// Type is the event's kind from the vocabulary above.
+	Type Type `json:"type"`
+	// Source says which agent and door produced the event, e.g. "opencode/monitor".
+	Source string `json:"source"`
+	// Workspace is the absolute workspace path the event concerns, if any.
+	Workspace string `json:"workspace"`
+	// Data is the type-specific JSON payload; never nil once stored ("{}" at least).
+	Data json.RawMessage `json:"data"`
+}

@@ -1,0 +1,120 @@
+// Package shell analyses shell command lines as effects on targets: it parses
+// them into an AST with mvdan.cc/sh/v3, walks every command that would run
+// (lists, pipes, subshells, substitutions, functions, loops, nested shells,
+// wrappers) and reports what each one does, so the policy judges meaning,
+// not spelling.
+package shell
+
+// Kind is a kind of side effect.
+type Kind string
+
+// The effect kinds a command can have.
+const (
+	Delete    Kind = "delete"
+	Write     Kind = "write"
+	Read      Kind = "read"
+	Exec      Kind = "exec"
+	Network   Kind = "network"
+	Privilege Kind = "privilege"
+)
+
+// Effect is one thing a command does to one target.
+type Effect struct {
+	// Kind is what is done.
+	Kind Kind `json:"kind"`
+	// Target is what it is done to: for file effects an absolute, lexically
+	// cleaned path (resolved against the command's working directory; "~"
+	// expanded with Options.Home); for Network a URL or host; for Exec the
+	// program or script. Empty when the target is Unknown or there is none.
+	Target string `json:"target,omitempty"`
+	// Unknown is set when the target cannot be known at check time (unset
+	// variable, command substitution, glob over unknown dir...). Reason says why.
+	Unknown bool   `json:"unknown,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Recursive is set for recursive operations (rm -r, chmod -R, cp -r ...).
+	Recursive bool `json:"recursive,omitempty"`
+}
+
+// Span locates a piece of the analysed input.
+type Span struct {
+	// Start and End are byte offsets into the top-level input; for commands
+	// found inside nested strings (bash -c '...') they are the span of the
+	// outermost enclosing command.
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// Text is the source text of the command itself (the nested text for
+	// nested shells).
+	Text string `json:"text"`
+}
+
+// Command is one simple command that would run, after unwrapping wrappers.
+type Command struct {
+	// Name is the normalised program name: basename, quotes and escapes
+	// removed ("/bin/rm", "\rm", "\"r\"m" all give "rm"). Empty if dynamic.
+	Name string `json:"name"`
+	// Argv is the normalised argv with Argv[0] == Name. Words that cannot be
+	// known are kept as their source text.
+	Argv []string `json:"argv"`
+	// Dir is the working directory the command runs in (after cd/pushd
+	// tracking), "" when unknown.
+	Dir string `json:"dir,omitempty"`
+	// Span is where the command came from.
+	Span Span `json:"span"`
+	// Via lists the wrappers and nestings it was found inside, outermost
+	// first, e.g. ["sudo", "bash -c"], ["xargs"], ["find -exec"], ["$()"].
+	Via []string `json:"via,omitempty"`
+	// Effects are the command's effects on targets.
+	Effects []Effect `json:"effects,omitempty"`
+	// Tags name recognised operations that matter to policy; see the Tag
+	// constants.
+	Tags []string `json:"tags,omitempty"`
+	// Attrs carry details for tags, e.g. "branch": "main" for git.push.force.
+	Attrs map[string]string `json:"attrs,omitempty"`
+	// Dynamic is set when the program name itself cannot be known.
+	Dynamic bool `json:"dynamic,omitempty"`
+}
+
+// Analysis is the result of analysing one command line.
+type Analysis struct {
+	// Commands lists every simple command that would run, in source order.
+	Commands []Command `json:"commands"`
+	// Findings are facts spanning commands, e.g. remote code piped to a shell.
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Finding is a fact about several commands together.
+type Finding struct {
+	// Tag names the finding (see the Tag constants).
+	Tag string `json:"tag"`
+	// Reason is a human sentence.
+	Reason string `json:"reason"`
+	// Span is the source text involved.
+	Span Span `json:"span"`
+}
+
+// Options tell the analyser about the environment of the command line.
+type Options struct {
+	// Cwd is the absolute directory the command line starts in.
+	Cwd string
+	// Home is the user's home directory, used for "~" and $HOME.
+	Home string
+	// Env holds variables known to be set (beyond those assigned in the
+	// command line itself). Variables not here and not assigned are unknown.
+	Env map[string]string
+}
+
+// Tags for recognised operations (Command.Tags) and findings (Finding.Tag).
+const (
+	TagRemoteExec     = "remote-exec"     // remote content piped/substituted into a shell or interpreter
+	TagDynamicExec    = "dynamic-exec"    // eval/sh -c of content unknown at check time
+	TagGitForcePush   = "git.push.force"  // Attrs: remote, branch (comma-separated), lease=true for --force-with-lease
+	TagGitResetHard   = "git.reset.hard"  // git reset --hard (also --merge/--keep)
+	TagGitClean       = "git.clean"       // git clean -f (Attrs: ignored=true for -x/-X, dirs=true for -d)
+	TagGitHistory     = "git.history"     // history rewrite: filter-branch, filter-repo, rebase, commit --amend, update-ref -d, branch -D, push --delete/:ref
+	TagPublish        = "publish"         // npm/yarn/pnpm publish, cargo publish, twine upload, gem push, go's none...
+	TagDiskWrite      = "disk.write"      // dd of=/dev/..., writes/redirects to block devices
+	TagFormatFS       = "fs.format"       // mkfs*, wipefs, fdisk/parted/sgdisk writes, shred of devices
+	TagPermRecursive  = "perm.recursive"  // chmod/chown/chgrp -R
+	TagPrivilege      = "privilege"       // sudo/doas/su/pkexec
+	TagDynamicCommand = "dynamic-command" // program name unknown at check time
+)
