@@ -16,7 +16,6 @@ const (
 	SessionEnd        Type = "session.end"
 	SessionFork       Type = "session.fork"
 	SessionStatus     Type = "session.status"
-	SessionIdle       Type = "session.idle"
 	SessionError      Type = "session.error"
 	MessageUser       Type = "message.user"
 	MessageAssistant  Type = "message.assistant"

@@ -1,0 +1,40 @@
+# warden: the two commands are `make run` (the daemon on the embedded default)
+# and `make test` (everything CI checks, installing what it needs).
+GO            ?= go
+STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME      ?= 10s
+PKGS          := ./...
+FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode
+
+.PHONY: run build test lint unit fuzz bench clean
+
+run:
+	$(GO) run ./cmd/warden serve
+
+build:
+	$(GO) build -o bin/warden ./cmd/warden
+
+test: lint unit fuzz
+
+lint:
+	@echo "== gofmt"; out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@echo "== go vet"; $(GO) vet $(PKGS)
+	@echo "== staticcheck"; $(GO) run $(STATICCHECK) $(PKGS)
+
+unit:
+	@echo "== go test -race"; $(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+# Short runs of every fuzz target on top of their seed corpora (the seeds
+# also run in `unit`). Raise FUZZTIME for a longer hunt.
+fuzz:
+	@echo "== fuzz ($(FUZZTIME) each)"
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "-- $$fn in $$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./internal/...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,14 @@
+// Command warden is a local control plane for AI coding agents: it gates
+// every tool call with one policy, records every session event in one
+// durable log, and shows it all in a CLI.
+package main
+
+import (
+	"os"
+
+	"github.com/warden-dev/warden/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,405 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/protocol/admin"
+	"github.com/warden-dev/warden/internal/session"
+)
+
+// dial finds the running daemon through the data dir.
+func (o *options) dial() (*admin.Client, error) {
+	cfg, err := o.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := o.resolveDataDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return admin.Dial(dir)
+}
+
+func newStatusCmd(o *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show whether the daemon runs, where, and what it holds",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			st, err := c.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return o.printJSON(st)
+			}
+			tw := o.table()
+			fmt.Fprintf(tw, "warden\t%s (pid %d, up %s)\n", st.Version, st.PID, time.Since(st.Started).Round(time.Second))
+			fmt.Fprintf(tw, "data dir\t%s\n", st.DataDir)
+			fmt.Fprintf(tw, "policy\t%s\n", st.Policy)
+			names := make([]string, 0, len(st.Listeners))
+			for n := range st.Listeners {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Fprintf(tw, "%s\t%s\n", n, st.Listeners[n])
+			}
+			fmt.Fprintf(tw, "events\t%d\n", st.LastEventID)
+			fmt.Fprintf(tw, "sessions\t%d\n", st.Sessions)
+			fmt.Fprintf(tw, "pending approvals\t%d\n", st.PendingApprovals)
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newEventsCmd(o *options) *cobra.Command {
+	var (
+		q      admin.EventsQuery
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "events",
+		Short: "List events from the log (optionally follow them live)",
+		Long: `List events from the log in order. With --session, --since is that session's
+sequence number; without, it is the global event id. --follow keeps streaming new
+events as they become durable. --json prints one JSON object per line.`,
+		Example: `  warden events --session ses_123 --json
+  warden events --follow
+  warden events --since 120 --limit 20`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if q.Follow {
+				var stop context.CancelFunc
+				ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+				defer stop()
+			}
+			enc := json.NewEncoder(o.stdout)
+			tw := o.table()
+			if !asJSON {
+				fmt.Fprintln(tw, "ID\tSESSION\tSEQ\tTIME\tTYPE\tSOURCE\tSUMMARY")
+			}
+			n := 0
+			err = c.Events(ctx, q, func(e event.Event) error {
+				n++
+				if asJSON {
+					return enc.Encode(e)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.ID, e.Session, e.Seq, e.Time.Local().Format("15:04:05.000"), e.Type, e.Source, summarize(e))
+				if q.Follow {
+					return tw.Flush()
+				}
+				return nil
+			})
+			if !asJSON {
+				if ferr := tw.Flush(); err == nil {
+					err = ferr
+				}
+				if n == 0 && err == nil && !q.Follow {
+					fmt.Fprintln(o.stderr, "no events yet")
+				}
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&q.Session, "session", "", "only this session")
+	cmd.Flags().Int64Var(&q.Since, "since", 0, "only events after this sequence number (global id without --session)")
+	cmd.Flags().IntVar(&q.Limit, "limit", 0, "at most this many events from the log")
+	cmd.Flags().BoolVarP(&q.Follow, "follow", "f", false, "keep streaming new events")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per line")
+	return cmd
+}
+
+// summarize renders the gist of an event for the table.
+func summarize(e event.Event) string {
+	var d map[string]any
+	_ = json.Unmarshal(e.Data, &d)
+	str := func(k string) string {
+		if v, ok := d[k].(string); ok {
+			return v
+		}
+		return ""
+	}
+	var s string
+	switch e.Type {
+	case event.ToolCall:
+		s = str("tool")
+		if args, ok := d["args"].(map[string]any); ok {
+			for _, k := range []string{"command", "filePath", "file_path", "path", "url", "pattern"} {
+				if v, ok := args[k].(string); ok {
+					s += " " + v
+					break
+				}
+			}
+		}
+	case event.ToolDecision:
+		s = fmt.Sprintf("%s %s", str("decision"), str("rule"))
+		if r := str("reason"); r != "" {
+			s += ": " + r
+		}
+	case event.ApprovalRequested:
+		s = fmt.Sprintf("%s %s: %s", str("approvalId"), str("tool"), str("reason"))
+	case event.ApprovalResolved:
+		s = fmt.Sprintf("%s %s by %s", str("approvalId"), str("outcome"), str("by"))
+	case event.ToolResult:
+		s = str("tool") + " " + str("title")
+	case event.SessionStatus:
+		s = str("status")
+	case event.SessionError:
+		s = str("error")
+	case event.SessionStart:
+		s = str("workingDirectory")
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 100 {
+		s = s[:97] + "..."
+	}
+	return s
+}
+
+func newSessionsCmd(o *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List agent sessions with their status and stats",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			list, err := c.Sessions(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return o.printJSON(list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(o.stderr, "no sessions yet")
+				return nil
+			}
+			tw := o.table()
+			fmt.Fprintln(tw, "SESSION\tSTATUS\tSOURCE\tWORKSPACE\tTOOL CALLS\tTOOLS\tDENIED\tDURATION\tLAST EVENT")
+			for _, s := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.Status, s.Source, s.Workspace, s.ToolCalls,
+					s.UniqueToolCount, s.Denied, (time.Duration(s.DurationMS) * time.Millisecond).Round(time.Second), ago(s.LastTime))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(newSessionShowCmd(o))
+	return cmd
+}
+
+func newSessionShowCmd(o *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one session",
+		Args:  exactArgs(1, "a session id (list them with: warden sessions)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			s, err := c.Session(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return o.printJSON(s)
+			}
+			printSession(o, s)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printSession(o *options, s session.Session) {
+	tw := o.table()
+	fmt.Fprintf(tw, "session\t%s\n", s.ID)
+	fmt.Fprintf(tw, "status\t%s\n", s.Status)
+	fmt.Fprintf(tw, "source\t%s\n", s.Source)
+	fmt.Fprintf(tw, "workspace\t%s\n", s.Workspace)
+	if s.Parent != "" {
+		fmt.Fprintf(tw, "parent\t%s\n", s.Parent)
+	}
+	fmt.Fprintf(tw, "first event\t%s\n", s.FirstTime.Local().Format(time.RFC3339))
+	fmt.Fprintf(tw, "last event\t%s\n", s.LastTime.Local().Format(time.RFC3339))
+	fmt.Fprintf(tw, "duration\t%s\n", time.Duration(s.DurationMS)*time.Millisecond)
+	fmt.Fprintf(tw, "events\t%d (last seq %d)\n", s.Events, s.LastSeq)
+	fmt.Fprintf(tw, "tool calls\t%d\n", s.ToolCalls)
+	fmt.Fprintf(tw, "tools\t%s\n", strings.Join(s.UniqueTools, ", "))
+	fmt.Fprintf(tw, "denied / asked\t%d / %d\n", s.Denied, s.Asked)
+	if len(s.PendingApprovals) > 0 {
+		fmt.Fprintf(tw, "pending approvals\t%s\n", strings.Join(s.PendingApprovals, ", "))
+	}
+	if s.LastError != "" {
+		fmt.Fprintf(tw, "last error\t%s\n", s.LastError)
+	}
+	_ = tw.Flush()
+}
+
+func ago(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := time.Since(t).Round(time.Second)
+	if d < 0 {
+		d = 0
+	}
+	return d.String() + " ago"
+}
+
+func newApprovalsCmd(o *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "approvals",
+		Short: "List calls waiting for a person",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			list, err := c.Approvals(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return o.printJSON(list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(o.stderr, "no pending approvals")
+				return nil
+			}
+			tw := o.table()
+			fmt.Fprintln(tw, "ID\tSESSION\tTOOL\tCALL\tREASON\tDEADLINE")
+			for _, a := range list {
+				call := a.Call.Tool
+				for _, k := range []string{"command", "filePath", "file_path", "path", "url"} {
+					if v, ok := a.Call.Args[k].(string); ok {
+						call = v
+						break
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tin %s\n", a.ID, a.Session, a.Call.Tool, clip(call, 60), clip(a.Decision.Reason, 60),
+					time.Until(a.Deadline).Round(time.Second))
+			}
+			fmt.Fprintln(tw, "\nApprove with: warden approve ID    Deny with: warden deny ID --reason \"...\"")
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n-3] + "..."
+	}
+	return s
+}
+
+func newApproveCmd(o *options) *cobra.Command {
+	return newResolveCmd(o, "approve", "Let a waiting call run")
+}
+
+func newDenyCmd(o *options) *cobra.Command {
+	return newResolveCmd(o, "deny", "Block a waiting call")
+}
+
+func newResolveCmd(o *options, decision, short string) *cobra.Command {
+	var (
+		reason string
+		always bool
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   decision + " ID",
+		Short: short,
+		Long: short + `. With --always, a standing rule for this exact call in this workspace is
+added to the policy overlay in the data dir, so it is not asked again.`,
+		Args: exactArgs(1, "an approval id (list them with: warden approvals)"),
+		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+			c, err := o.dial()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			list, err := c.Approvals(cmd.Context())
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var ids []string
+			for _, a := range list {
+				ids = append(ids, a.ID+"\t"+a.Call.Tool+" "+clip(a.Decision.Reason, 40))
+			}
+			return ids, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			res, err := c.Resolve(cmd.Context(), args[0], admin.ResolveRequest{Decision: decision, Reason: reason, Always: always})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return o.printJSON(res)
+			}
+			verb := map[string]string{"approve": "Approved", "deny": "Denied"}[decision]
+			fmt.Fprintf(o.stdout, "%s %s (%s in session %s)\n", verb, res.Approval.ID, res.Approval.Call.Tool, res.Approval.Session)
+			if always && res.Warning == "" {
+				fmt.Fprintln(o.stdout, "Added a standing rule for this call in", res.Approval.Workspace)
+			}
+			if res.Warning != "" {
+				fmt.Fprintln(o.stderr, "warning:", res.Warning)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (shown to the agent)")
+	cmd.Flags().BoolVar(&always, "always", false, "add a standing rule so this call is not asked again in this workspace")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with an error that says what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return fmt.Errorf("%s needs %s", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}
+

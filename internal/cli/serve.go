@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-dev/warden/internal/config"
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/daemon"
+	"github.com/warden-dev/warden/internal/policy"
+)
+
+func newServeCmd(o *options) *cobra.Command {
+	var (
+		policyFile      string
+		approvalTimeout time.Duration
+		logLevel        string
+		logFormat       string
+	)
+	addrs := map[string]*string{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the warden daemon",
+		Long: `Run the warden daemon: the event log, the policy, the approval queue and every door.
+
+With no flags, data lives in $XDG_DATA_HOME/warden (else ~/.local/share/warden), the
+monitor door listens on 127.0.0.1:37123 and health on 127.0.0.1:8081. Give a door an
+empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracefully.`,
+		Example: `  warden serve
+  warden serve --policy ./warden-policy.yaml --monitor-addr 127.0.0.1:47123
+  warden serve --data-dir /tmp/w --health-addr=`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := o.loadConfig()
+			if err != nil {
+				return err
+			}
+			dataDir, err := o.resolveDataDir(cfg)
+			if err != nil {
+				return err
+			}
+			if dataDir, err = filepath.Abs(dataDir); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("policy") {
+				cfg.Policy = policyFile
+			}
+			if cmd.Flags().Changed("approval-timeout") {
+				cfg.Approvals.Timeout = config.Duration(approvalTimeout)
+			}
+			if cmd.Flags().Changed("log-level") {
+				cfg.Log.Level = logLevel
+			}
+			if cmd.Flags().Changed("log-format") {
+				cfg.Log.Format = logFormat
+			}
+			listeners := config.DefaultListeners()
+			for name, addr := range cfg.Listeners {
+				listeners[name] = addr
+			}
+			for name, addr := range addrs {
+				if cmd.Flags().Changed(name + "-addr") {
+					listeners[name] = *addr
+				}
+			}
+			logger := newLogger(o, cfg.Log)
+			env := policy.DefaultEnv()
+			env.ProtectedDirs = append(env.ProtectedDirs, dataDir)
+			if cf := config.DefaultConfigFile(); cf != "" {
+				env.ProtectedDirs = append(env.ProtectedDirs, filepath.Dir(cf))
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return daemon.Run(ctx, daemon.Config{
+				DataDir:         dataDir,
+				PolicyFile:      cfg.Policy,
+				PolicyEnv:       env,
+				Listeners:       listeners,
+				ApprovalTimeout: time.Duration(cfg.Approvals.Timeout),
+				Version:         Version,
+				Logger:          logger,
+			})
+		},
+	}
+	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (YAML); default: the built-in policy")
+	cmd.Flags().DurationVar(&approvalTimeout, "approval-timeout", core.DefaultApprovalTimeout, "how long an \"ask\" waits for a person before the call is denied")
+	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	cmd.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	defaults := config.DefaultListeners()
+	for _, name := range config.ListenerNames() {
+		addrs[name] = cmd.Flags().String(name+"-addr", defaults[name], fmt.Sprintf("address of the %s door (empty switches it off)", name))
+	}
+	return cmd
+}
+
+func newLogger(o *options, c config.Log) *slog.Logger {
+	var level slog.Level
+	switch c.Level {
+	case "debug":
+		level = slog.LevelDebug
+	case "warn":
+		level = slog.LevelWarn
+	case "error":
+		level = slog.LevelError
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(o.stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(o.stderr, opts))
+}

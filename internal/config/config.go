@@ -1,0 +1,159 @@
+// Package config reads warden's configuration file and fills in the
+// embedded defaults, so `warden serve` with no flags just works.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Default listener addresses, from the specs.
+const (
+	DefaultMonitorAddr = "127.0.0.1:37123"
+	DefaultHealthAddr  = "127.0.0.1:8081"
+)
+
+// Config is the whole of warden's configuration. Zero values mean "default".
+type Config struct {
+	// DataDir holds the log, the token, the socket and runtime files.
+	DataDir string `yaml:"dataDir"`
+	// Policy is a policy file (YAML); empty means the built-in default.
+	Policy string `yaml:"policy"`
+	// Listeners maps a door name to its address; an empty address switches
+	// that door off. Doors not named keep their default address.
+	Listeners map[string]string `yaml:"listeners"`
+	// Approvals configures the approval queue.
+	Approvals Approvals `yaml:"approvals"`
+	// Log configures operational logging.
+	Log Log `yaml:"log"`
+}
+
+// Approvals configures how long an "ask" waits.
+type Approvals struct {
+	// Timeout is the deadline of an approval; when it passes the call is
+	// denied. Default 120s.
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Log configures log/slog output.
+type Log struct {
+	// Level is debug, info, warn or error (default info).
+	Level string `yaml:"level"`
+	// Format is text or json (default text).
+	Format string `yaml:"format"`
+}
+
+// Duration is a time.Duration written as "120s", "2m".
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return fmt.Errorf("line %d: duration must be a string like \"120s\": %w", n.Line, err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: bad duration %q (want e.g. \"120s\" or \"2m\")", n.Line, s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// DefaultListeners returns every door this build serves with its default
+// address.
+func DefaultListeners() map[string]string {
+	return map[string]string{
+		"monitor": DefaultMonitorAddr,
+		"health":  DefaultHealthAddr,
+	}
+}
+
+// ListenerNames returns the names of the doors this build serves, sorted.
+func ListenerNames() []string {
+	var names []string
+	for n := range DefaultListeners() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Load reads a config file. A missing path is an error; an empty path
+// returns the defaults.
+func Load(path string) (Config, error) {
+	var c Config
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return c, fmt.Errorf("read config: %w", err)
+		}
+		if err := Parse(data, &c); err != nil {
+			return c, fmt.Errorf("config %s: %w", path, err)
+		}
+		if c.Policy != "" && !filepath.IsAbs(c.Policy) {
+			c.Policy = filepath.Join(filepath.Dir(path), c.Policy)
+		}
+	}
+	return c, nil
+}
+
+// Parse decodes YAML config strictly: unknown keys and unknown doors are
+// errors.
+func Parse(data []byte, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	defaults := DefaultListeners()
+	for name := range c.Listeners {
+		if _, ok := defaults[name]; !ok {
+			return fmt.Errorf("unknown listener %q (known: %v)", name, ListenerNames())
+		}
+	}
+	switch c.Log.Level {
+	case "", "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("log.level %q: want debug, info, warn or error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "", "text", "json":
+	default:
+		return fmt.Errorf("log.format %q: want text or json", c.Log.Format)
+	}
+	return nil
+}
+
+// DefaultDataDir is $XDG_DATA_HOME/warden, else ~/.local/share/warden.
+func DefaultDataDir() (string, error) {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "warden"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find data dir: %w (set --data-dir or XDG_DATA_HOME)", err)
+	}
+	return filepath.Join(home, ".local", "share", "warden"), nil
+}
+
+// DefaultConfigFile is $XDG_CONFIG_HOME/warden/config.yaml, else
+// ~/.config/warden/config.yaml. It is read only if it exists.
+func DefaultConfigFile() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "warden", "config.yaml")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".config", "warden", "config.yaml")
+}

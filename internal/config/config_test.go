@@ -1,0 +1,88 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	var c Config
+	err := Parse([]byte(`
+dataDir: /var/lib/warden
+policy: policy.yaml
+listeners:
+  monitor: 127.0.0.1:4000
+  health: ""
+approvals:
+  timeout: 30s
+log:
+  level: debug
+  format: json
+`), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DataDir != "/var/lib/warden" || c.Listeners["monitor"] != "127.0.0.1:4000" || c.Listeners["health"] != "" {
+		t.Fatalf("unexpected config %+v", c)
+	}
+	if _, ok := c.Listeners["health"]; !ok {
+		t.Fatal("an empty listener address must be kept (it switches the door off)")
+	}
+	if time.Duration(c.Approvals.Timeout) != 30*time.Second {
+		t.Fatalf("timeout = %v", time.Duration(c.Approvals.Timeout))
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"nope: 1", "field nope not found"},
+		{"listeners: {control2: x}", "unknown listener"},
+		{"approvals: {timeout: soon}", "bad duration"},
+		{"log: {level: loud}", "log.level"},
+		{"log: {format: xml}", "log.format"},
+		{"[", "did not find"},
+	} {
+		var c Config
+		err := Parse([]byte(tc.in), &c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want error containing %q", tc.in, err, tc.want)
+		}
+	}
+	var c Config
+	if err := Parse(nil, &c); err != nil {
+		t.Errorf("empty config: %v", err)
+	}
+}
+
+func TestLoadResolvesPolicyRelativeToConfig(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(p, []byte("policy: rules.yaml\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Policy != filepath.Join(dir, "rules.yaml") {
+		t.Fatalf("policy = %q", c.Policy)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil {
+		t.Fatal("a missing config file must be an error")
+	}
+}
+
+func TestDefaultDataDir(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/x/data")
+	if d, _ := DefaultDataDir(); d != "/x/data/warden" {
+		t.Fatalf("got %q", d)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if d, _ := DefaultDataDir(); d != "/home/u/.local/share/warden" {
+		t.Fatalf("got %q", d)
+	}
+}

@@ -1,0 +1,310 @@
+// Package core wires the event log, the bus, the policy, the approval queue
+// and the session projection into the one place where a call is decided and
+// recorded. Every door calls Gate for tool calls and Record for everything
+// else; no door keeps state of its own.
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/warden-dev/warden/internal/approval"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/session"
+	"github.com/warden-dev/warden/internal/store"
+)
+
+// DefaultApprovalTimeout is how long an "ask" waits for a person before the
+// call is denied.
+const DefaultApprovalTimeout = 120 * time.Second
+
+// Config holds what New needs. Log and Policy are required.
+type Config struct {
+	// Log is the durable event log.
+	Log store.Log
+	// Policy decides calls.
+	Policy *policy.Policy
+	// ApprovalTimeout is the deadline of an "ask" (DefaultApprovalTimeout when 0).
+	ApprovalTimeout time.Duration
+	// OverlayPath is the file where rules added with "always" are kept; ""
+	// disables "always".
+	OverlayPath string
+	// Now returns the current time (time.Now when nil).
+	Now func() time.Time
+	// NewID returns a fresh approval id (random when nil).
+	NewID func() string
+	// Logger receives operational logs (slog.Default when nil).
+	Logger *slog.Logger
+}
+
+// Core is warden's one core. All methods are safe for concurrent use.
+type Core struct {
+	log       store.Log
+	bus       *event.Bus
+	sessions  *session.Tracker
+	approvals *approval.Queue
+	timeout   time.Duration
+	now       func() time.Time
+	newID     func() string
+	logger    *slog.Logger
+
+	overlayPath string
+	policyMu    sync.Mutex // serialises policy changes
+	base        *policy.Policy
+	overlay     []policy.Rule
+	policy      atomic.Pointer[policy.Policy]
+}
+
+// New returns a core over cfg. It loads the overlay file if there is one.
+func New(cfg Config) (*Core, error) {
+	if cfg.Log == nil || cfg.Policy == nil {
+		return nil, errors.New("core: Log and Policy are required")
+	}
+	c := &Core{
+		log:         cfg.Log,
+		approvals:   approval.NewQueue(),
+		timeout:     cfg.ApprovalTimeout,
+		now:         cfg.Now,
+		newID:       cfg.NewID,
+		logger:      cfg.Logger,
+		overlayPath: cfg.OverlayPath,
+		base:        cfg.Policy,
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultApprovalTimeout
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.newID == nil {
+		c.newID = randomID
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	read := func(ctx context.Context, after int64, limit int) ([]event.Event, error) {
+		return c.log.Events(ctx, store.Filter{AfterID: after, Limit: limit})
+	}
+	c.bus = event.NewBus(read, 1024)
+	c.sessions = session.NewTracker(read)
+	if err := c.loadOverlay(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func randomID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return "ap_" + hex.EncodeToString(b[:])
+}
+
+// Bus returns the live event bus.
+func (c *Core) Bus() *event.Bus { return c.bus }
+
+// Sessions returns the session projection.
+func (c *Core) Sessions() *session.Tracker { return c.sessions }
+
+// Policy returns the policy in force (base plus overlay).
+func (c *Core) Policy() *policy.Policy { return c.policy.Load() }
+
+// Events reads the log.
+func (c *Core) Events(ctx context.Context, f store.Filter) ([]event.Event, error) {
+	return c.log.Events(ctx, f)
+}
+
+// LastID returns the id of the newest durable event.
+func (c *Core) LastID(ctx context.Context) (int64, error) { return c.log.LastID(ctx) }
+
+// Approvals lists the calls waiting for a person.
+func (c *Core) Approvals() []approval.Request { return c.approvals.List() }
+
+// Record makes events durable and only then publishes them on the bus. When
+// it returns nil the events are on stable storage; on error nothing was
+// recorded and nobody was told.
+func (c *Core) Record(ctx context.Context, evs ...event.Event) ([]event.Event, error) {
+	now := c.now().UTC()
+	for i := range evs {
+		if evs[i].Time.IsZero() {
+			evs[i].Time = now
+		}
+	}
+	stored, err := c.log.Append(ctx, evs...)
+	if err != nil {
+		return nil, fmt.Errorf("record %d event(s): %w", len(evs), err)
+	}
+	c.bus.Publish(stored...)
+	return stored, nil
+}
+
+// Start finishes what a previous run left open: approvals that were waiting
+// when warden stopped are marked expired (their calls were blocked when the
+// connection died), never silently approved.
+func (c *Core) Start(ctx context.Context) error {
+	evs, err := c.log.Events(ctx, store.Filter{Types: []event.Type{event.ApprovalRequested, event.ApprovalResolved}})
+	if err != nil {
+		return fmt.Errorf("read approvals: %w", err)
+	}
+	type open struct {
+		e event.Event
+		p approvalData
+	}
+	pending := map[string]open{}
+	var order []string
+	for _, e := range evs {
+		var p approvalData
+		if err := json.Unmarshal(e.Data, &p); err != nil || p.ApprovalID == "" {
+			continue
+		}
+		if e.Type == event.ApprovalRequested {
+			pending[p.ApprovalID] = open{e, p}
+			order = append(order, p.ApprovalID)
+		} else {
+			delete(pending, p.ApprovalID)
+		}
+	}
+	for _, id := range order {
+		o, ok := pending[id]
+		if !ok {
+			continue
+		}
+		res := approval.Resolution{Outcome: approval.Expired, Reason: "warden stopped before anyone decided; the call was blocked", By: "warden"}
+		req := approval.Request{ID: id, Session: o.e.Session, Workspace: o.e.Workspace, Source: o.e.Source, CallID: o.p.CallID, Call: policy.Call{Tool: o.p.Tool}}
+		if _, err := c.Record(ctx, c.resolutionEvents(req, res)...); err != nil {
+			return fmt.Errorf("expire approval %s: %w", id, err)
+		}
+		c.logger.Info("expired approval left by a previous run", "approval", id, "session", o.e.Session)
+	}
+	return nil
+}
+
+// approvalData is the payload of approval.* events.
+type approvalData struct {
+	ApprovalID string         `json:"approvalId"`
+	CallID     string         `json:"callId,omitempty"`
+	Tool       string         `json:"tool,omitempty"`
+	Args       map[string]any `json:"args,omitempty"`
+	Cwd        string         `json:"cwd,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	Rule       string         `json:"rule,omitempty"`
+	Deadline   *time.Time     `json:"deadline,omitempty"`
+	Outcome    string         `json:"outcome,omitempty"`
+	By         string         `json:"by,omitempty"`
+	Always     bool           `json:"always,omitempty"`
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only values built here are marshalled; a failure is a bug, and the
+		// record must still be valid JSON.
+		b, _ = json.Marshal(map[string]string{"marshalError": err.Error()})
+	}
+	return b
+}
+
+// loadOverlay reads the "always" rules and installs base+overlay.
+func (c *Core) loadOverlay() error {
+	p := c.base
+	if c.overlayPath != "" {
+		data, err := os.ReadFile(c.overlayPath)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return fmt.Errorf("read policy overlay %s: %w", c.overlayPath, err)
+		default:
+			rules, err := policy.ParseRules(data)
+			if err != nil {
+				return fmt.Errorf("policy overlay %s: %w", c.overlayPath, err)
+			}
+			c.overlay = rules
+			if p, err = c.base.WithRules(rules...); err != nil {
+				return fmt.Errorf("policy overlay %s: %w", c.overlayPath, err)
+			}
+		}
+	}
+	c.policy.Store(p)
+	return nil
+}
+
+// SetPolicy replaces the base policy (the overlay stays on top).
+func (c *Core) SetPolicy(p *policy.Policy) error {
+	c.policyMu.Lock()
+	defer c.policyMu.Unlock()
+	combined, err := p.WithRules(c.overlay...)
+	if err != nil {
+		return fmt.Errorf("apply overlay: %w", err)
+	}
+	c.base = p
+	c.policy.Store(combined)
+	return nil
+}
+
+// addOverlayRule makes a standing rule durable in the overlay file, then
+// puts it in force.
+func (c *Core) addOverlayRule(r policy.Rule) error {
+	if c.overlayPath == "" {
+		return errors.New("no policy overlay file is configured")
+	}
+	c.policyMu.Lock()
+	defer c.policyMu.Unlock()
+	rules := append(append([]policy.Rule(nil), c.overlay...), r)
+	combined, err := c.base.WithRules(rules...)
+	if err != nil {
+		return fmt.Errorf("add rule: %w", err)
+	}
+	data, err := policy.MarshalRules(rules)
+	if err != nil {
+		return fmt.Errorf("encode overlay: %w", err)
+	}
+	if err := writeFileAtomic(c.overlayPath, data, 0o600); err != nil {
+		return err
+	}
+	c.overlay = rules
+	c.policy.Store(combined)
+	return nil
+}
+
+// writeFileAtomic writes data to path through a synced temp file and rename.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return nil
+}

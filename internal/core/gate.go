@@ -1,0 +1,250 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/warden-dev/warden/internal/approval"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/policy"
+)
+
+// GateRequest is a tool call as a door hands it to the core.
+type GateRequest struct {
+	// Call is what the agent wants to do.
+	Call policy.Call
+	// CallID is the agent's id for the call (OpenCode callID, Claude tool_use_id).
+	CallID string
+	// Source names agent and door, e.g. "opencode/monitor".
+	Source string
+	// Extra holds door-specific fields kept in the tool.call record as-is.
+	Extra map[string]any
+}
+
+// Verdict is the core's final answer for a gated call: the call may run only
+// when Allowed is true.
+type Verdict struct {
+	Allowed bool `json:"allowed"`
+	// Decision is the policy's decision (its Action may be ask).
+	Decision policy.Decision `json:"decision"`
+	// Reason and Rule explain the final answer (for an ask, the person's or
+	// the deadline's reason).
+	Reason string `json:"reason"`
+	Rule   string `json:"rule"`
+	// ApprovalID and Outcome are set when a person was asked.
+	ApprovalID string           `json:"approvalId,omitempty"`
+	Outcome    approval.Outcome `json:"outcome,omitempty"`
+}
+
+// toolCallData is the payload of tool.call.
+type toolCallData struct {
+	CallID string         `json:"callId,omitempty"`
+	Tool   string         `json:"tool"`
+	Args   map[string]any `json:"args,omitempty"`
+	Cwd    string         `json:"cwd,omitempty"`
+	Extra  map[string]any `json:"extra,omitempty"`
+}
+
+// decisionData is the payload of tool.decision.
+type decisionData struct {
+	CallID     string            `json:"callId,omitempty"`
+	Tool       string            `json:"tool"`
+	Decision   policy.Action     `json:"decision"`
+	Final      bool              `json:"final"`
+	Reason     string            `json:"reason"`
+	Rule       string            `json:"rule"`
+	Argv       []string          `json:"argv,omitempty"`
+	Span       string            `json:"span,omitempty"`
+	Audit      []policy.AuditHit `json:"audit,omitempty"`
+	ApprovalID string            `json:"approvalId,omitempty"`
+}
+
+// Gate decides a call, records the call and the decision durably, waits for
+// a person when the policy asks, and returns the final verdict. It never
+// returns Allowed unless the decision that allows the call is durable in the
+// log. Every failure (policy error, log error, deadline, canceled context)
+// yields Allowed == false with a reason saying why: callers block.
+func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
+	call := req.Call
+	if call.Cwd == "" {
+		call.Cwd = call.Workspace
+	}
+	d := c.decide(call)
+	sess := call.Session
+	base := event.Event{Session: sess, Source: req.Source, Workspace: call.Workspace}
+
+	evs := []event.Event{
+		withData(base, event.ToolCall, toolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Extra: req.Extra}),
+		withData(base, event.ToolDecision, decisionData{
+			CallID: req.CallID, Tool: call.Tool, Decision: d.Action, Final: d.Action != policy.Ask,
+			Reason: d.Reason, Rule: d.Rule, Argv: d.Argv, Span: d.Span, Audit: d.Audit,
+		}),
+	}
+	var areq approval.Request
+	if d.Action == policy.Ask {
+		now := c.now().UTC()
+		deadline := now.Add(c.timeout)
+		areq = approval.Request{
+			ID: c.newID(), Session: sess, Workspace: call.Workspace, Source: req.Source,
+			CallID: req.CallID, Call: call, Decision: d, Created: now, Deadline: deadline,
+		}
+		evs = append(evs, withData(base, event.ApprovalRequested, approvalData{
+			ApprovalID: areq.ID, CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd,
+			Reason: d.Reason, Rule: d.Rule, Deadline: &deadline,
+		}))
+	}
+	if _, err := c.Record(ctx, evs...); err != nil {
+		c.logger.Error("gate: could not record decision; blocking", "session", sess, "tool", call.Tool, "err", err)
+		return Verdict{Decision: d, Rule: "warden.record-failed", Reason: "blocked: warden could not record the decision: " + err.Error()}
+	}
+	switch d.Action {
+	case policy.Allow:
+		return Verdict{Allowed: true, Decision: d, Reason: d.Reason, Rule: d.Rule}
+	case policy.Deny:
+		return Verdict{Decision: d, Reason: d.Reason, Rule: d.Rule}
+	}
+	res := c.wait(ctx, areq)
+	v := Verdict{Allowed: res.Allowed(), Decision: d, Reason: res.Reason, Rule: d.Rule, ApprovalID: areq.ID, Outcome: res.Outcome}
+	if v.Reason == "" {
+		v.Reason = fmt.Sprintf("%s by a person (%s)", res.Outcome, d.Reason)
+	}
+	return v
+}
+
+// decide runs the policy, turning a panic into a deny (fail-closed).
+func (c *Core) decide(call policy.Call) (d policy.Decision) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logger.Error("policy panicked; blocking", "tool", call.Tool, "panic", r)
+			d = policy.Decision{Action: policy.Deny, Rule: "warden.policy-error", Reason: fmt.Sprintf("blocked: the policy failed on this call (%v)", r)}
+		}
+	}()
+	p := c.policy.Load()
+	if p == nil {
+		return policy.Decision{Action: policy.Deny, Rule: "warden.no-policy", Reason: "blocked: no policy is loaded"}
+	}
+	d = p.Decide(call)
+	switch d.Action {
+	case policy.Allow, policy.Deny, policy.Ask:
+	default:
+		d = policy.Decision{Action: policy.Deny, Rule: "warden.policy-error", Reason: fmt.Sprintf("blocked: the policy answered %q", d.Action)}
+	}
+	return d
+}
+
+// wait holds an asked call until a person resolves it, the deadline passes,
+// or the caller goes away.
+func (c *Core) wait(ctx context.Context, req approval.Request) approval.Resolution {
+	done := c.approvals.Add(req)
+	timer := time.NewTimer(req.Deadline.Sub(c.now()))
+	defer timer.Stop()
+	var res approval.Resolution
+	select {
+	case r := <-done:
+		return r
+	case <-timer.C:
+		res = approval.Resolution{Outcome: approval.Expired, By: "deadline",
+			Reason: fmt.Sprintf("blocked: nobody approved the call within %s", c.timeout)}
+	case <-ctx.Done():
+		res = approval.Resolution{Outcome: approval.Canceled, By: "warden",
+			Reason: "blocked: the agent stopped waiting for the approval"}
+	}
+	if _, err := c.approvals.Claim(req.ID); err != nil {
+		// Someone resolved it at the same moment; theirs stands.
+		return <-done
+	}
+	// The caller may be gone; record with a context of our own.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := c.Record(rctx, c.resolutionEvents(req, res)...); err != nil {
+		c.logger.Error("could not record approval resolution", "approval", req.ID, "err", err)
+	}
+	c.approvals.Deliver(req.ID, res)
+	return <-done
+}
+
+// Resolve answers a pending approval. The resolution is durable before the
+// waiting call learns of it. With Always, a standing rule for this call and
+// workspace is added to the policy overlay.
+func (c *Core) Resolve(ctx context.Context, id string, res approval.Resolution) (approval.Request, error) {
+	switch res.Outcome {
+	case approval.Approved, approval.Denied:
+	default:
+		return approval.Request{}, fmt.Errorf("resolve %s: outcome must be approved or denied, not %q", id, res.Outcome)
+	}
+	req, err := c.approvals.Claim(id)
+	if err != nil {
+		return approval.Request{}, fmt.Errorf("resolve %s: %w", id, err)
+	}
+	if res.Reason == "" {
+		res.Reason = fmt.Sprintf("%s by %s", res.Outcome, orDefault(res.By, "a person"))
+	}
+	if _, err := c.Record(ctx, c.resolutionEvents(req, res)...); err != nil {
+		blocked := approval.Resolution{Outcome: approval.Denied, By: "warden", Reason: "blocked: warden could not record the approval: " + err.Error()}
+		c.approvals.Deliver(id, blocked)
+		return req, fmt.Errorf("resolve %s: %w", id, err)
+	}
+	var alwaysErr error
+	if res.Always {
+		action := policy.Deny
+		if res.Allowed() {
+			action = policy.Allow
+		}
+		rule := policy.RuleFor(req.Call, action, "always-"+id)
+		if err := c.addOverlayRule(rule); err != nil {
+			alwaysErr = fmt.Errorf("resolved %s, but could not add the standing rule: %w", id, err)
+		}
+	}
+	c.approvals.Deliver(id, res)
+	return req, alwaysErr
+}
+
+// resolutionEvents builds approval.resolved and the call's final decision.
+func (c *Core) resolutionEvents(req approval.Request, res approval.Resolution) []event.Event {
+	base := event.Event{Session: req.Session, Source: req.Source, Workspace: req.Workspace}
+	final := policy.Deny
+	if res.Allowed() {
+		final = policy.Allow
+	}
+	return []event.Event{
+		withData(base, event.ApprovalResolved, approvalData{
+			ApprovalID: req.ID, CallID: req.CallID, Tool: req.Call.Tool,
+			Outcome: string(res.Outcome), Reason: res.Reason, By: res.By, Always: res.Always,
+		}),
+		withData(base, event.ToolDecision, decisionData{
+			CallID: req.CallID, Tool: req.Call.Tool, Decision: final, Final: true,
+			Reason: res.Reason, Rule: req.Decision.Rule, ApprovalID: req.ID,
+		}),
+	}
+}
+
+func withData(base event.Event, t event.Type, v any) event.Event {
+	base.Type = t
+	base.Data = mustJSON(v)
+	return base
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+
+// CancelPending resolves every waiting approval as canceled (the call is
+// blocked) with reason, recording each resolution. The daemon calls it on
+// shutdown so no agent waits on a warden that is going away.
+func (c *Core) CancelPending(ctx context.Context, reason string) {
+	for _, req := range c.approvals.List() {
+		if _, err := c.approvals.Claim(req.ID); err != nil {
+			continue
+		}
+		res := approval.Resolution{Outcome: approval.Canceled, By: "warden", Reason: "blocked: " + reason}
+		if _, err := c.Record(ctx, c.resolutionEvents(req, res)...); err != nil {
+			c.logger.Error("could not record canceled approval", "approval", req.ID, "err", err)
+		}
+		c.approvals.Deliver(req.ID, res)
+	}
+}

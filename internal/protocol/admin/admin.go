@@ -1,0 +1,262 @@
+// Package admin is the door the warden CLI uses to talk to a running daemon:
+// HTTP with JSON over a Unix socket in the data dir (mode 0600), guarded by
+// the daemon's token. It serves status, events (with live follow), sessions
+// and approvals. Like every door it only calls the core.
+package admin
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/warden-dev/warden/internal/approval"
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/store"
+)
+
+// SocketName is the file name of the admin socket inside the data dir.
+const SocketName = "warden.sock"
+
+// Status is the answer of GET /v1/status.
+type Status struct {
+	Version          string            `json:"version"`
+	PID              int               `json:"pid"`
+	Started          time.Time         `json:"started"`
+	DataDir          string            `json:"dataDir"`
+	Listeners        map[string]string `json:"listeners"`
+	Policy           string            `json:"policy"`
+	LastEventID      int64             `json:"lastEventId"`
+	Sessions         int               `json:"sessions"`
+	PendingApprovals int               `json:"pendingApprovals"`
+}
+
+// ResolveRequest is the body of POST /v1/approvals/{id}.
+type ResolveRequest struct {
+	// Decision is "approve" or "deny".
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+	Always   bool   `json:"always,omitempty"`
+}
+
+// Error is the body of every non-2xx answer.
+type Error struct {
+	Error string `json:"error"`
+}
+
+// Server holds what the handlers need.
+type Server struct {
+	Core   *core.Core
+	Token  string
+	Logger *slog.Logger
+	// Status fills the daemon-level fields of GET /v1/status.
+	Status func() Status
+}
+
+// Handler returns the admin API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/status", s.status)
+	mux.HandleFunc("GET /v1/events", s.events)
+	mux.HandleFunc("GET /v1/sessions", s.sessions)
+	mux.HandleFunc("GET /v1/sessions/{id}", s.session)
+	mux.HandleFunc("GET /v1/approvals", s.approvals)
+	mux.HandleFunc("POST /v1/approvals/{id}", s.resolve)
+	return s.auth(mux)
+}
+
+func (s *Server) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := r.Header.Get("Authorization")
+		want := "Bearer " + s.Token
+		if s.Token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+			writeErr(w, http.StatusUnauthorized, errors.New("missing or wrong token (the CLI reads it from the data dir)"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, Error{Error: err.Error()})
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	st := s.Status()
+	id, err := s.Core.LastID(r.Context())
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	st.LastEventID = id
+	sess, err := s.Core.Sessions().List(r.Context())
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	st.Sessions = len(sess)
+	st.PendingApprovals = len(s.Core.Approvals())
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.Core.Sessions().List(r.Context())
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) session(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	sess, ok, err := s.Core.Sessions().Get(r.Context(), id)
+	switch {
+	case err != nil:
+		writeErr(w, http.StatusInternalServerError, err)
+	case !ok:
+		writeErr(w, http.StatusNotFound, fmt.Errorf("no session %q (list them with: warden sessions)", id))
+	default:
+		writeJSON(w, http.StatusOK, sess)
+	}
+}
+
+func (s *Server) approvals(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.Core.Approvals())
+}
+
+func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
+	var req ResolveRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("bad body: %w", err))
+		return
+	}
+	res := approval.Resolution{Reason: req.Reason, Always: req.Always, By: "cli"}
+	switch req.Decision {
+	case "approve":
+		res.Outcome = approval.Approved
+	case "deny":
+		res.Outcome = approval.Denied
+	default:
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("decision must be approve or deny, not %q", req.Decision))
+		return
+	}
+	id := r.PathValue("id")
+	got, err := s.Core.Resolve(r.Context(), id, res)
+	switch {
+	case errors.Is(err, approval.ErrNotFound):
+		writeErr(w, http.StatusNotFound, fmt.Errorf("no pending approval %q (it may have expired; list them with: warden approvals)", id))
+	case errors.Is(err, approval.ErrResolved):
+		writeErr(w, http.StatusConflict, fmt.Errorf("approval %q was already resolved", id))
+	case err != nil && got.ID == "":
+		writeErr(w, http.StatusInternalServerError, err)
+	case err != nil:
+		// Resolved, but the standing rule could not be added.
+		writeJSON(w, http.StatusOK, map[string]any{"approval": got, "warning": err.Error()})
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"approval": got})
+	}
+}
+
+// events serves GET /v1/events?session=ID&since=N&limit=N&follow=1 as JSON
+// lines. With a session, since is that session's seq; without, the global id.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	sessionID := q.Get("session")
+	since, err := intParam(q.Get("since"))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("since: %w", err))
+		return
+	}
+	limit, err := intParam(q.Get("limit"))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("limit: %w", err))
+		return
+	}
+	follow := q.Get("follow") == "1" || q.Get("follow") == "true"
+	ctx := r.Context()
+
+	// The point up to which the backlog is read from the log; the live part
+	// starts after it, so nothing is missed or repeated.
+	upto, err := s.Core.LastID(ctx)
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	f := store.Filter{Session: sessionID, Limit: int(limit)}
+	if sessionID != "" {
+		f.AfterSeq = since
+	} else {
+		f.AfterID = since
+	}
+	backlog, err := s.Core.Events(ctx, f)
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	flusher, _ := w.(http.Flusher)
+	for _, e := range backlog {
+		if e.ID > upto {
+			break
+		}
+		if err := enc.Encode(e); err != nil {
+			return
+		}
+	}
+	if !follow {
+		return
+	}
+	if flusher != nil {
+		flusher.Flush()
+	}
+	start := upto
+	if sessionID == "" && since > upto {
+		start = since
+	}
+	sub := s.Core.Bus().Subscribe(start)
+	defer sub.Close()
+	for {
+		e, err := sub.Next(ctx)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, event.ErrSubscriptionClosed) {
+				s.Logger.Warn("events follow ended", "err", err)
+			}
+			return
+		}
+		if sessionID != "" && (e.Session != sessionID || e.Seq <= since) {
+			continue
+		}
+		if err := enc.Encode(e); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}
+
+func intParam(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("want a non-negative integer, got %q", s)
+	}
+	return n, nil
+}

@@ -1,0 +1,323 @@
+package monitor
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/core/coretest"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/store"
+)
+
+// The spec's example payloads, verbatim (the JSON comments removed).
+const (
+	specSessionStarted = `{
+  "type": "session.started",
+  "timestamp": 1703123456789,
+  "project": "my-project",
+  "directory": "/Users/john/projects/my-project",
+  "worktree": "/Users/john/projects/my-project",
+  "sessionID": "session_abc123",
+  "startTime": 1703123456789
+}`
+	specPreExecute = `{
+  "type": "tool.pre_execute",
+  "timestamp": 1703123456789,
+  "project": "my-project",
+  "directory": "/Users/john/projects/my-project",
+  "worktree": "/Users/john/projects/my-project",
+  "tool": "bash",
+  "sessionID": "session_abc123",
+  "callID": "call_xyz789",
+  "args": {
+    "command": "rm -rf /important",
+    "filePath": "/path/to/file.js",
+    "pattern": "TODO"
+  },
+  "sessionStats": {
+    "toolCallCount": 5,
+    "uniqueTools": 3,
+    "duration": 45000
+  }
+}`
+	specPostExecute = `{
+  "type": "tool.post_execute",
+  "timestamp": 1703123456789,
+  "project": "my-project",
+  "directory": "/Users/john/projects/my-project",
+  "worktree": "/Users/john/projects/my-project",
+  "tool": "bash",
+  "sessionID": "session_abc123",
+  "callID": "call_xyz789",
+  "title": "Running command: ls -la",
+  "outputLength": 2048,
+  "hasMetadata": true
+}`
+	specIdle = `{
+  "type": "session.idle",
+  "timestamp": 1703123456789,
+  "project": "my-project",
+  "directory": "/Users/john/projects/my-project",
+  "worktree": "/Users/john/projects/my-project",
+  "sessionID": "session_abc123",
+  "finalStats": {
+    "duration": 120000,
+    "totalToolCalls": 15,
+    "uniqueTools": ["bash", "read", "write", "edit"]
+  }
+}`
+	specError = `{
+  "type": "session.error",
+  "timestamp": 1703123456789,
+  "project": "my-project",
+  "directory": "/Users/john/projects/my-project",
+  "worktree": "/Users/john/projects/my-project",
+  "sessionID": "session_abc123",
+  "error": "ProviderAuthError"
+}`
+)
+
+type fixture struct {
+	core *core.Core
+	srv  *httptest.Server
+}
+
+func newFixture(t *testing.T) *fixture {
+	c := coretest.New(t, coretest.Options{})
+	srv := httptest.NewServer(NewHandler(c, nil))
+	t.Cleanup(srv.Close)
+	return &fixture{core: c, srv: srv}
+}
+
+func (f *fixture) post(t *testing.T, body string, hdr ...string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", f.srv.URL+Path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+		} else {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+	}
+	resp, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sb strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		sb.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return resp.StatusCode, sb.String()
+}
+
+func (f *fixture) events(t *testing.T) []event.Event {
+	t.Helper()
+	evs, err := f.core.Events(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func TestSpecExamplesGetSpecAnswers(t *testing.T) {
+	f := newFixture(t)
+	code, body := f.post(t, specSessionStarted)
+	if code != 200 {
+		t.Fatalf("session.started: %d %s", code, body)
+	}
+	code, body = f.post(t, specPreExecute)
+	var r Response
+	if code != 200 || json.Unmarshal([]byte(body), &r) != nil || !r.Block || r.Reason == "" {
+		t.Fatalf("rm -rf /important must be blocked with a reason: %d %s", code, body)
+	}
+	allow := strings.Replace(specPreExecute, "rm -rf /important", "ls -la", 1)
+	allow = strings.Replace(allow, "call_xyz789", "call_2", 1)
+	code, body = f.post(t, allow)
+	if code != 200 || strings.TrimSpace(body) != `{"block":false}` {
+		t.Fatalf("ls -la must be allowed with exactly {\"block\":false}: %d %s", code, body)
+	}
+	for _, b := range []string{specPostExecute, specIdle, specError} {
+		if code, body := f.post(t, b); code/100 != 2 {
+			t.Fatalf("non-gating event answered %d %s", code, body)
+		}
+	}
+	evs := f.events(t)
+	var types []string
+	for i, e := range evs {
+		types = append(types, string(e.Type))
+		if e.Session != "session_abc123" || e.Seq != int64(i+1) {
+			t.Fatalf("event %d: session %q seq %d", i, e.Session, e.Seq)
+		}
+		if e.Workspace != "/Users/john/projects/my-project" || e.Source != Source {
+			t.Fatalf("event %d: workspace %q source %q", i, e.Workspace, e.Source)
+		}
+	}
+	want := "session.start tool.call tool.decision tool.call tool.decision tool.result session.status session.error"
+	if got := strings.Join(types, " "); got != want {
+		t.Fatalf("events:\n got %s\nwant %s", got, want)
+	}
+	var dec map[string]any
+	_ = json.Unmarshal(evs[2].Data, &dec)
+	if dec["decision"] != "deny" || dec["rule"] == "" || dec["callId"] != "call_xyz789" {
+		t.Fatalf("deny decision record: %s", evs[2].Data)
+	}
+	var call map[string]any
+	_ = json.Unmarshal(evs[1].Data, &call)
+	extra, _ := call["extra"].(map[string]any)
+	if extra["project"] != "my-project" || extra["sessionStats"] == nil {
+		t.Fatalf("tool.call must keep the spec's fields: %s", evs[1].Data)
+	}
+	s, ok, err := f.core.Sessions().Get(context.Background(), "session_abc123")
+	if err != nil || !ok {
+		t.Fatalf("session: %v %v", ok, err)
+	}
+	if s.ToolCalls != 2 || s.UniqueToolCount != 1 || s.Denied != 1 || s.Status != "idle" || s.LastError != "ProviderAuthError" {
+		t.Fatalf("session stats: %+v", s)
+	}
+}
+
+func TestBadInputIsRejectedAndNothingRecorded(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		name, body string
+		code       int
+	}{
+		{"malformed", `{"type":`, 400},
+		{"not an object", `[1,2]`, 400},
+		{"missing type", `{"sessionID":"s"}`, 400},
+		{"unknown type", `{"type":"tool.nope","sessionID":"s"}`, 400},
+		{"wrong field type", `{"type":"tool.pre_execute","tool":"bash","timestamp":"yesterday"}`, 400},
+		{"pre_execute without tool", `{"type":"tool.pre_execute","sessionID":"s"}`, 400},
+		{"two values", `{"type":"session.started"} {"type":"session.started"}`, 400},
+		{"too big", `{"type":"session.started","project":"` + strings.Repeat("x", MaxBody) + `"}`, 413},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.post(t, tc.body)
+			if code != tc.code {
+				t.Fatalf("got %d %s, want %d", code, body, tc.code)
+			}
+		})
+	}
+	if evs := f.events(t); len(evs) != 0 {
+		t.Fatalf("bad input recorded %d events", len(evs))
+	}
+}
+
+func TestOnlyPostToThePathIsServed(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct{ method, path string }{
+		{"GET", Path}, {"PUT", Path}, {"POST", "/"}, {"POST", "/agent-monitor/x"}, {"GET", "/health"},
+	} {
+		req, _ := http.NewRequest(tc.method, f.srv.URL+tc.path, strings.NewReader(specSessionStarted))
+		resp, err := f.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("%s %s = %d, want 404", tc.method, tc.path, resp.StatusCode)
+		}
+	}
+}
+
+func TestRebindingAndBrowsersRefused(t *testing.T) {
+	f := newFixture(t)
+	if code, _ := f.post(t, specSessionStarted, "Host", "evil.example:37123"); code != 403 {
+		t.Fatalf("foreign Host answered %d, want 403", code)
+	}
+	if code, _ := f.post(t, specSessionStarted, "Origin", "https://evil.example"); code != 403 {
+		t.Fatalf("foreign Origin answered %d, want 403", code)
+	}
+	if code, _ := f.post(t, specSessionStarted, "Host", "localhost:37123"); code != 200 {
+		t.Fatalf("localhost Host answered %d, want 200", code)
+	}
+	if evs := f.events(t); len(evs) != 1 {
+		t.Fatalf("refused requests were recorded: %d events", len(evs))
+	}
+}
+
+// failingCore fails every call, as a broken log would.
+type failingCore struct{}
+
+func (failingCore) Gate(context.Context, core.GateRequest) core.Verdict {
+	panic("store on fire")
+}
+
+func (failingCore) Record(context.Context, ...event.Event) ([]event.Event, error) {
+	return nil, context.DeadlineExceeded
+}
+
+func TestInternalFailureBlocks(t *testing.T) {
+	srv := httptest.NewServer(NewHandler(failingCore{}, nil))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+Path, "application/json", strings.NewReader(specPreExecute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Response
+	_ = json.NewDecoder(resp.Body).Decode(&r)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !r.Block || r.Reason == "" {
+		t.Fatalf("a failing core must answer block with a reason, got %d %+v", resp.StatusCode, r)
+	}
+	resp, err = http.Post(srv.URL+Path, "application/json", strings.NewReader(specIdle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 == 2 {
+		t.Fatalf("an event that could not be recorded was acknowledged (%d)", resp.StatusCode)
+	}
+}
+
+func TestWorkspaceIgnoresRootWorktree(t *testing.T) {
+	m, err := Decode([]byte(`{"type":"tool.pre_execute","tool":"bash","directory":"/home/u/scratch","worktree":"/","sessionID":"s","args":{"command":"rm -rf /home/u/other"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := m.GateRequest().Call.Workspace; ws != "/home/u/scratch" {
+		t.Fatalf("workspace = %q: a worktree of / must not make the whole disk the workspace", ws)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{specSessionStarted, specPreExecute, specPostExecute, specIdle, specError, `{}`, `{"type":1}`, `null`, `{"type":"session.error","error":{"name":"X"}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		m, err := Decode(body)
+		if err != nil {
+			return
+		}
+		switch m.Type {
+		case TypePreExecute:
+			if m.Tool == "" {
+				t.Fatal("pre_execute without tool accepted")
+			}
+			req := m.GateRequest()
+			if req.Call.Session == "" {
+				t.Fatal("gate request without session")
+			}
+		default:
+			e := m.Event()
+			if e.Type == "" || !json.Valid(e.Data) {
+				t.Fatalf("bad event from %q: %+v", body, e)
+			}
+		}
+	})
+}

@@ -1,0 +1,261 @@
+// Package session derives sessions (status, stats, source, workspace) from the
+// event log. It keeps no state of its own that the log does not hold: a
+// Tracker is a projection folded from the log by event ID, so it can always
+// be rebuilt and is never ahead of what is durable.
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/warden-dev/warden/internal/event"
+)
+
+// Status is what a session is doing now.
+type Status string
+
+// Session statuses. Waiting means an approval is pending: a person must act.
+const (
+	None    Status = "none"
+	Idle    Status = "idle"
+	Busy    Status = "busy"
+	Waiting Status = "waiting"
+)
+
+// Session is the derived view of one session.
+type Session struct {
+	ID        string    `json:"id"`
+	Status    Status    `json:"status"`
+	Source    string    `json:"source"`
+	Workspace string    `json:"workspace"`
+	Parent    string    `json:"parent,omitempty"`
+	FirstTime time.Time `json:"firstEventTime"`
+	LastTime  time.Time `json:"lastEventTime"`
+	// DurationMS is the time between the first and last event, in milliseconds.
+	DurationMS int64 `json:"durationMs"`
+	// Events is the number of events; LastSeq the highest sequence number.
+	Events  int   `json:"events"`
+	LastSeq int64 `json:"lastSeq"`
+	// ToolCalls counts tool.call events; UniqueTools names the distinct tools.
+	ToolCalls       int      `json:"toolCallCount"`
+	UniqueToolCount int      `json:"uniqueToolCount"`
+	UniqueTools     []string `json:"uniqueTools"`
+	// Denied and Asked count final deny decisions and ask decisions.
+	Denied int `json:"denied"`
+	Asked  int `json:"asked"`
+	// PendingApprovals lists approval ids still waiting for a person.
+	PendingApprovals []string `json:"pendingApprovals,omitempty"`
+	// LastError is the last session.error message, if any.
+	LastError string `json:"lastError,omitempty"`
+}
+
+// ReadFunc reads events with ID > afterID in ascending order, at most limit.
+type ReadFunc func(ctx context.Context, afterID int64, limit int) ([]event.Event, error)
+
+// Tracker folds the log into sessions. It is safe for concurrent use.
+type Tracker struct {
+	read ReadFunc
+
+	mu       sync.Mutex
+	cursor   int64
+	sessions map[string]*state
+}
+
+type state struct {
+	s       Session
+	tools   map[string]struct{}
+	pending map[string]struct{}
+	ended   bool
+	active  Status // idle or busy, before pending approvals and end
+}
+
+// NewTracker returns a tracker reading the log through read.
+func NewTracker(read ReadFunc) *Tracker {
+	return &Tracker{read: read, sessions: make(map[string]*state)}
+}
+
+// Sync folds every event appended since the last Sync.
+func (t *Tracker) Sync(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for {
+		evs, err := t.read(ctx, t.cursor, 1000)
+		if err != nil {
+			return fmt.Errorf("read log after %d: %w", t.cursor, err)
+		}
+		for _, e := range evs {
+			t.apply(e)
+		}
+		if len(evs) < 1000 {
+			return nil
+		}
+	}
+}
+
+// List syncs with the log and returns every session, most recent first.
+func (t *Tracker) List(ctx context.Context) ([]Session, error) {
+	if err := t.Sync(ctx); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Session, 0, len(t.sessions))
+	for _, st := range t.sessions {
+		out = append(out, st.snapshot())
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].LastTime.Equal(out[j].LastTime) {
+			return out[i].LastTime.After(out[j].LastTime)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Get syncs with the log and returns one session; ok is false if unknown.
+func (t *Tracker) Get(ctx context.Context, id string) (Session, bool, error) {
+	if err := t.Sync(ctx); err != nil {
+		return Session{}, false, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ok := t.sessions[id]
+	if !ok {
+		return Session{}, false, nil
+	}
+	return st.snapshot(), true, nil
+}
+
+func (st *state) snapshot() Session {
+	s := st.s
+	s.UniqueTools = make([]string, 0, len(st.tools))
+	for name := range st.tools {
+		s.UniqueTools = append(s.UniqueTools, name)
+	}
+	slices.Sort(s.UniqueTools)
+	s.UniqueToolCount = len(s.UniqueTools)
+	s.PendingApprovals = nil
+	for id := range st.pending {
+		s.PendingApprovals = append(s.PendingApprovals, id)
+	}
+	slices.Sort(s.PendingApprovals)
+	switch {
+	case st.ended:
+		s.Status = None
+	case len(st.pending) > 0:
+		s.Status = Waiting
+	default:
+		s.Status = st.active
+	}
+	if !s.FirstTime.IsZero() {
+		s.DurationMS = s.LastTime.Sub(s.FirstTime).Milliseconds()
+	}
+	return s
+}
+
+// payload holds the fields of event data the tracker reads.
+type payload struct {
+	Tool       string `json:"tool"`
+	Decision   string `json:"decision"`
+	Final      bool   `json:"final"`
+	ApprovalID string `json:"approvalId"`
+	Status     string `json:"status"`
+	Error      string `json:"error"`
+	Parent     string `json:"parent"`
+}
+
+func (t *Tracker) apply(e event.Event) {
+	if e.ID > t.cursor {
+		t.cursor = e.ID
+	}
+	st, ok := t.sessions[e.Session]
+	if !ok {
+		st = &state{
+			s:       Session{ID: e.Session, FirstTime: e.Time},
+			tools:   make(map[string]struct{}),
+			pending: make(map[string]struct{}),
+			active:  Idle,
+		}
+		t.sessions[e.Session] = st
+	}
+	s := &st.s
+	s.Events++
+	if e.Seq > s.LastSeq {
+		s.LastSeq = e.Seq
+	}
+	if e.Time.Before(s.FirstTime) {
+		s.FirstTime = e.Time
+	}
+	if e.Time.After(s.LastTime) {
+		s.LastTime = e.Time
+	}
+	if s.Source == "" && e.Source != "" {
+		s.Source = agentOf(e.Source)
+	}
+	if s.Workspace == "" && e.Workspace != "" {
+		s.Workspace = e.Workspace
+	}
+	var p payload
+	if len(e.Data) > 0 {
+		_ = json.Unmarshal(e.Data, &p) // a payload we cannot read still counts as an event
+	}
+	switch e.Type {
+	case event.SessionStart:
+		st.ended = false
+		st.active = Idle
+		if p.Parent != "" {
+			s.Parent = p.Parent
+		}
+	case event.SessionEnd:
+		st.ended = true
+		clear(st.pending)
+	case event.SessionStatus:
+		switch Status(p.Status) {
+		case Idle, Busy:
+			st.active = Status(p.Status)
+		case None:
+			st.ended = true
+		}
+	case event.SessionError:
+		s.LastError = p.Error
+		st.active = Idle
+	case event.MessageUser:
+		st.ended = false
+		st.active = Busy
+	case event.ToolCall:
+		s.ToolCalls++
+		if p.Tool != "" {
+			st.tools[p.Tool] = struct{}{}
+		}
+		st.active = Busy
+	case event.ToolDecision:
+		switch {
+		case p.Decision == "ask":
+			s.Asked++
+		case p.Decision == "deny" && p.Final:
+			s.Denied++
+		}
+	case event.ToolResult:
+		st.active = Busy
+	case event.ApprovalRequested:
+		if p.ApprovalID != "" {
+			st.pending[p.ApprovalID] = struct{}{}
+		}
+	case event.ApprovalResolved:
+		delete(st.pending, p.ApprovalID)
+	case event.SubagentSpawn:
+		// The child session records its parent in its own session.start.
+	}
+}
+
+// agentOf returns the agent part of a source "agent/door".
+func agentOf(source string) string {
+	agent, _, _ := strings.Cut(source, "/")
+	return agent
+}
