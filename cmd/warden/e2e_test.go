@@ -241,8 +241,48 @@ func TestServeMonitorAndCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ses_1") || !strings.Contains(out, "idle") {
 		t.Fatalf("sessions show: %s", out)
 	}
+	// --follow streams what becomes durable after it started.
+	follow := exec.Command(binary, "events", "--follow", "--json", "--since", "7", "--data-dir", data)
+	follow.Env = isolatedEnv(t, filepath.Join(dir, "home"))
+	pipe, _ := follow.StdoutPipe()
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		buf := make([]byte, 1<<16)
+		var acc string
+		for {
+			n, err := pipe.Read(buf)
+			acc += string(buf[:n])
+			for {
+				i := strings.IndexByte(acc, '\n')
+				if i < 0 {
+					break
+				}
+				lines <- acc[:i]
+				acc = acc[i+1:]
+			}
+			if err != nil {
+				close(lines)
+				return
+			}
+		}
+	}()
+	d.post(t, `{"type":"session.error","timestamp":4,"project":"proj","directory":"`+ws+`","worktree":"`+ws+`","sessionID":"ses_1","error":"boom"}`)
+	select {
+	case line := <-lines:
+		if e := parseEvents(t, line); len(e) != 1 || e[0].ID != 8 || e[0].Type != "session.error" {
+			t.Fatalf("follow got %s", line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("events --follow did not stream the new event")
+	}
+	follow.Process.Signal(os.Interrupt)
+	follow.Wait()
+
 	out, _, code = warden(t, data, "", "status", "--json")
-	if code != 0 || !strings.Contains(out, `"lastEventId": 7`) {
+	if code != 0 || !strings.Contains(out, `"lastEventId": 8`) {
 		t.Fatalf("status: %s", out)
 	}
 	d.stop()

@@ -402,4 +402,3 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		return nil
 	}
 }
-

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,7 +69,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		var ec exitCode
-		if ok := asExit(err, &ec); ok {
+		if errors.As(err, &ec) {
 			if ec.msg != "" {
 				fmt.Fprintln(stderr, "error:", ec.msg)
 			}
@@ -91,13 +92,6 @@ type exitCode struct {
 
 func (e exitCode) Error() string { return e.msg }
 
-func asExit(err error, out *exitCode) bool {
-	e, ok := err.(exitCode)
-	if ok {
-		*out = e
-	}
-	return ok
-}
 
 // loadConfig reads --config, or the default config file when it exists.
 func (o *options) loadConfig() (config.Config, error) {

@@ -71,6 +71,16 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 					listeners[name] = *addr
 				}
 			}
+			switch cfg.Log.Level {
+			case "", "debug", "info", "warn", "error":
+			default:
+				return fmt.Errorf("--log-level %q: want debug, info, warn or error", cfg.Log.Level)
+			}
+			switch cfg.Log.Format {
+			case "", "text", "json":
+			default:
+				return fmt.Errorf("--log-format %q: want text or json", cfg.Log.Format)
+			}
 			logger := newLogger(o, cfg.Log)
 			env := policy.DefaultEnv()
 			env.ProtectedDirs = append(env.ProtectedDirs, dataDir)
