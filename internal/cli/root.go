@@ -92,7 +92,6 @@ type exitCode struct {
 
 func (e exitCode) Error() string { return e.msg }
 
-
 // loadConfig reads --config, or the default config file when it exists.
 func (o *options) loadConfig() (config.Config, error) {
 	path := o.configFile
