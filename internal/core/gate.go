@@ -232,7 +232,6 @@ func orDefault(s, def string) string {
 	return s
 }
 
-
 // CancelPending resolves every waiting approval as canceled (the call is
 // blocked) with reason, recording each resolution. The daemon calls it on
 // shutdown so no agent waits on a warden that is going away.

@@ -63,7 +63,7 @@ func TestStatusTransitions(t *testing.T) {
 	step(event.SessionError, `{"error":"ProviderAuthError"}`, Idle)
 	step(event.ToolCall, `{"tool":"read"}`, Busy)
 	step(event.ApprovalRequested, `{"approvalId":"a3"}`, Waiting)
-	step(event.SessionEnd, "", None) // ending clears pending approvals
+	step(event.SessionEnd, "", None)  // ending clears pending approvals
 	step(event.MessageUser, "", Busy) // a resumed session is alive again
 
 	s, _, _ := tr.Get(context.Background(), "s")

@@ -18,7 +18,6 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/netguard"
-	"github.com/warden-dev/warden/internal/policy"
 )
 
 // Path is the one endpoint of the monitor door.
@@ -143,4 +142,3 @@ func workspaceOf(directory, worktree string) string {
 	}
 	return directory
 }
-

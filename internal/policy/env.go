@@ -1,0 +1,232 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Env is the machine a policy judges paths on. It is injected: Decide never
+// reads the process environment.
+type Env struct {
+	// Home is the user's home directory ("~", $HOME; the "home" class).
+	Home string `json:"home" yaml:"home"`
+	// TempDirs are scratch directories (the "temp" class), e.g. /tmp.
+	TempDirs []string `json:"temp_dirs,omitempty" yaml:"temp_dirs,omitempty"`
+	// ProtectedDirs are warden's own data and config directories ($PROTECTED
+	// in path patterns): agents may read them but never change them.
+	ProtectedDirs []string `json:"protected_dirs,omitempty" yaml:"protected_dirs,omitempty"`
+}
+
+// DefaultEnv describes this machine from the process environment: the home
+// directory, the temp dirs (os.TempDir, /tmp, /var/tmp) and warden's data
+// and config dirs ($XDG_DATA_HOME/warden else ~/.local/share/warden,
+// $XDG_CONFIG_HOME/warden else ~/.config/warden). The CLI calls it; Decide
+// never does.
+func DefaultEnv() Env {
+	var env Env
+	if h, err := os.UserHomeDir(); err == nil {
+		env.Home = filepath.Clean(h)
+	}
+	env.TempDirs = appendUniqueDirs(nil, os.TempDir(), "/tmp", "/var/tmp")
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" && env.Home != "" {
+		data = filepath.Join(env.Home, ".local", "share")
+	}
+	conf := os.Getenv("XDG_CONFIG_HOME")
+	if conf == "" && env.Home != "" {
+		conf = filepath.Join(env.Home, ".config")
+	}
+	for _, d := range []string{data, conf} {
+		if d != "" && filepath.IsAbs(d) {
+			env.ProtectedDirs = appendUniqueDirs(env.ProtectedDirs, filepath.Join(d, "warden"))
+		}
+	}
+	return env
+}
+
+func appendUniqueDirs(list []string, dirs ...string) []string {
+	for _, d := range dirs {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		dup := false
+		for _, x := range list {
+			if x == d {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, d)
+		}
+	}
+	return list
+}
+
+// Class is where a target lies, as the policy sees it.
+type Class string
+
+// The target classes, from least to most severe.
+const (
+	ClassWorkspace Class = "workspace" // inside the call's workspace
+	ClassTemp      Class = "temp"      // inside a temp dir
+	ClassHome      Class = "home"      // under the home dir, outside the workspace
+	ClassSystem    Class = "system"    // anywhere else: /, /etc, /usr, /dev, ...
+	ClassUnknown   Class = "unknown"   // cannot be known at check time
+)
+
+func classRank(c Class) int {
+	switch c {
+	case ClassWorkspace:
+		return 0
+	case ClassTemp:
+		return 1
+	case ClassHome:
+		return 2
+	case ClassSystem:
+		return 3
+	}
+	return 4
+}
+
+// roots are the env's directories, lexically and after symlinks.
+type roots struct {
+	home, homeR     string
+	temps, tempsR   []string
+	protected       []string
+	protectedR      []string
+	allTemp, allPro []string // lexical and resolved together, for $TEMP/$PROTECTED
+}
+
+func newRoots(env Env) *roots {
+	r := &roots{}
+	if env.Home != "" && filepath.IsAbs(env.Home) {
+		r.home = filepath.Clean(env.Home)
+		r.homeR = resolvePath(r.home)
+	}
+	for _, t := range env.TempDirs {
+		if t == "" || !filepath.IsAbs(t) {
+			continue
+		}
+		t = filepath.Clean(t)
+		r.temps = append(r.temps, t)
+		r.tempsR = append(r.tempsR, resolvePath(t))
+	}
+	for _, d := range env.ProtectedDirs {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		r.protected = append(r.protected, d)
+		r.protectedR = append(r.protectedR, resolvePath(d))
+	}
+	r.allTemp = appendUniqueDirs(appendUniqueDirs(nil, r.temps...), r.tempsR...)
+	r.allPro = appendUniqueDirs(appendUniqueDirs(nil, r.protected...), r.protectedR...)
+	return r
+}
+
+func (r *roots) vars() pathVars {
+	return pathVars{home: r.home, temp: r.allTemp, protected: r.allPro}
+}
+
+// within reports whether p is root or below it.
+func within(p, root string) bool {
+	if root == "" {
+		return false
+	}
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == root || (strings.HasPrefix(p, root) && len(p) > len(root) && p[len(root)] == '/')
+}
+
+// classify gives the class of absolute path p with the given workspace
+// ("" = none) and home/temp roots: the innermost root containing p wins.
+func classify(p, ws, home string, temps []string) Class {
+	best, bestLen := ClassSystem, -1
+	if within(p, ws) {
+		best, bestLen = ClassWorkspace, len(ws)
+	}
+	for _, t := range temps {
+		if within(p, t) && len(t) > bestLen {
+			best, bestLen = ClassTemp, len(t)
+		}
+	}
+	if within(p, home) && len(home) > bestLen {
+		best = ClassHome
+	}
+	return best
+}
+
+// broadWorkspace reports whether ws is too broad to be a workspace: the
+// root, the home dir or an ancestor of it, or a temp dir or an ancestor of
+// one. Such a workspace would make the home dir "inside the workspace".
+func (r *roots) broadWorkspace(ws string) bool {
+	if ws == "/" {
+		return true
+	}
+	if within(r.home, ws) || within(r.homeR, ws) {
+		return true
+	}
+	for _, t := range r.allTemp {
+		if within(t, ws) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxLinkDepth bounds how many dangling symlinks resolvePath follows.
+const maxLinkDepth = 8
+
+// resolvePath resolves the symlinks of the longest existing prefix of the
+// absolute, clean path p and appends the rest. A dangling symlink is
+// followed to where it points. On any trouble it returns p.
+func resolvePath(p string) string {
+	return resolveDepth(p, 0)
+}
+
+func resolveDepth(p string, depth int) string {
+	if depth > maxLinkDepth || !filepath.IsAbs(p) {
+		return p
+	}
+	prefix, rest := p, ""
+	for {
+		if _, err := os.Lstat(prefix); err == nil {
+			break
+		}
+		parent := filepath.Dir(prefix)
+		if parent == prefix {
+			return p
+		}
+		if rest == "" {
+			rest = filepath.Base(prefix)
+		} else {
+			rest = filepath.Base(prefix) + "/" + rest
+		}
+		prefix = parent
+	}
+	r, err := filepath.EvalSymlinks(prefix)
+	if err != nil {
+		// A dangling symlink (only the last component can be one, or Lstat
+		// would have failed): follow it by hand.
+		fi, lerr := os.Lstat(prefix)
+		if lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return p
+		}
+		t, rerr := os.Readlink(prefix)
+		if rerr != nil {
+			return p
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(prefix), t)
+		}
+		r = resolveDepth(filepath.Clean(t), depth+1)
+	}
+	if rest == "" {
+		return r
+	}
+	return filepath.Join(r, rest)
+}

@@ -1,0 +1,354 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// maxBraceExpansions bounds how many patterns one pattern with {a,b}
+// alternatives may expand to, so a hostile policy file cannot blow up memory.
+const maxBraceExpansions = 256
+
+// textPattern matches a short string: a tool, command or program name, an
+// argument, a tag, an attribute value, a source. A pattern is a glob ("*"
+// matches any run of characters, "?" one character, "[...]" a class, "{a,b}"
+// alternatives, "\" escapes) or, with the prefix "re:", an unanchored RE2
+// regular expression.
+type textPattern struct {
+	src     string
+	literal string // set when the pattern has no metacharacters
+	isLit   bool
+	re      *regexp.Regexp
+}
+
+func compileText(p string, fold bool) (textPattern, error) {
+	if rest, ok := strings.CutPrefix(p, "re:"); ok {
+		if fold {
+			rest = "(?i)" + rest
+		}
+		re, err := regexp.Compile(rest)
+		if err != nil {
+			return textPattern{}, fmt.Errorf("bad regular expression %q: %w", p, err)
+		}
+		return textPattern{src: p, re: re}, nil
+	}
+	if fold {
+		p = strings.ToLower(p)
+	}
+	if !strings.ContainsAny(p, `*?[{\`) {
+		return textPattern{src: p, literal: p, isLit: true}, nil
+	}
+	alts, err := expandBraces(p)
+	if err != nil {
+		return textPattern{}, err
+	}
+	var b strings.Builder
+	b.WriteString(`^(?:`)
+	for i, a := range alts {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		if err := globToRegexp(&b, a); err != nil {
+			return textPattern{}, fmt.Errorf("bad glob %q: %w", p, err)
+		}
+	}
+	b.WriteString(`)$`)
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return textPattern{}, fmt.Errorf("bad glob %q: %w", p, err)
+	}
+	return textPattern{src: p, re: re}, nil
+}
+
+func (t *textPattern) match(s string) bool {
+	if t.isLit {
+		return s == t.literal
+	}
+	return t.re.MatchString(s)
+}
+
+// globToRegexp appends the regexp for one brace-free glob where "*" crosses
+// every character.
+func globToRegexp(b *strings.Builder, g string) error {
+	for i := 0; i < len(g); i++ {
+		c := g[i]
+		switch c {
+		case '*':
+			b.WriteString(`.*`)
+		case '?':
+			b.WriteString(`.`)
+		case '\\':
+			if i+1 >= len(g) {
+				return errors.New("trailing backslash")
+			}
+			i++
+			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
+		case '[':
+			j := i + 1
+			if j < len(g) && (g[j] == '!' || g[j] == '^') {
+				j++
+			}
+			if j < len(g) && g[j] == ']' {
+				j++
+			}
+			for j < len(g) && g[j] != ']' {
+				j++
+			}
+			if j >= len(g) {
+				return errors.New("unterminated [")
+			}
+			class := g[i+1 : j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteByte('[')
+			b.WriteString(strings.ReplaceAll(class, `\`, `\\`))
+			b.WriteByte(']')
+			i = j
+		default:
+			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
+		}
+	}
+	return nil
+}
+
+// expandBraces expands "{a,b}" alternatives (nested allowed, "\" escapes).
+func expandBraces(p string) ([]string, error) {
+	out := []string{}
+	var walk func(string) error
+	walk = func(s string) error {
+		open := -1
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if s[i] == '{' {
+				open = i
+				break
+			}
+		}
+		if open < 0 {
+			if len(out) >= maxBraceExpansions {
+				return fmt.Errorf("pattern %q expands to more than %d alternatives", p, maxBraceExpansions)
+			}
+			out = append(out, s)
+			return nil
+		}
+		depth, start := 0, open+1
+		var parts []string
+		for i := open; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					parts = append(parts, s[start:i])
+					prefix, suffix := s[:open], s[i+1:]
+					if len(parts) == 1 {
+						// "{x}" with no comma is literal text.
+						return walk(prefix + `\{` + parts[0] + `\}` + suffix)
+					}
+					for _, alt := range parts {
+						if err := walk(prefix + alt + suffix); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
+			case ',':
+				if depth == 1 {
+					parts = append(parts, s[start:i])
+					start = i + 1
+				}
+			}
+		}
+		return fmt.Errorf("pattern %q: unbalanced {", p)
+	}
+	if err := walk(p); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// pathPattern matches an absolute, cleaned path. Its segments are globs
+// where "*" stays inside one segment and a "**" segment spans any number of
+// segments (a trailing "/**" needs at least one). Patterns rooted at
+// $WORKSPACE match paths relative to the call's workspace.
+type pathPattern struct {
+	src       string
+	segs      []pathSeg // after the leading "/" (or after $WORKSPACE)
+	workspace bool      // rooted at the call's workspace
+	re        *regexp.Regexp
+}
+
+type pathSeg struct {
+	s       string
+	literal bool
+	any     bool // "**"
+}
+
+// pathVars are the values a path pattern's leading variable expands to.
+type pathVars struct {
+	home      string
+	temp      []string
+	protected []string
+}
+
+// compilePath compiles one path pattern; variables may expand it into
+// several (one per temp or protected dir), or none when the variable has no
+// value.
+func compilePath(p string, v pathVars) ([]pathPattern, error) {
+	if rest, ok := strings.CutPrefix(p, "re:"); ok {
+		re, err := regexp.Compile(rest)
+		if err != nil {
+			return nil, fmt.Errorf("bad regular expression %q: %w", p, err)
+		}
+		return []pathPattern{{src: p, re: re}}, nil
+	}
+	if p == "" {
+		return nil, errors.New("empty path pattern")
+	}
+	var bases []string
+	ws := false
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if v.home == "" {
+			return nil, nil
+		}
+		bases, p = []string{v.home}, p[1:]
+	case p == "$HOME" || strings.HasPrefix(p, "$HOME/"):
+		if v.home == "" {
+			return nil, nil
+		}
+		bases, p = []string{v.home}, p[len("$HOME"):]
+	case p == "$TEMP" || strings.HasPrefix(p, "$TEMP/"):
+		bases, p = v.temp, p[len("$TEMP"):]
+	case p == "$PROTECTED" || strings.HasPrefix(p, "$PROTECTED/"):
+		bases, p = v.protected, p[len("$PROTECTED"):]
+	case p == "$WORKSPACE" || strings.HasPrefix(p, "$WORKSPACE/"):
+		ws, bases, p = true, []string{""}, p[len("$WORKSPACE"):]
+	case strings.HasPrefix(p, "$"):
+		return nil, fmt.Errorf("path pattern %q: unknown variable (use ~, $HOME, $TEMP, $PROTECTED or $WORKSPACE)", p)
+	case strings.HasPrefix(p, "/"):
+		bases = []string{""}
+	default:
+		// A relative pattern matches at any depth.
+		bases, p = []string{""}, "/**/"+p
+	}
+	var out []pathPattern
+	for _, base := range bases {
+		full := escapeGlob(strings.TrimSuffix(base, "/")) + p
+		alts, err := expandBraces(full)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range alts {
+			pp := pathPattern{src: a, workspace: ws}
+			trimmed := strings.Trim(a, "/")
+			if trimmed != "" {
+				for _, s := range strings.Split(trimmed, "/") {
+					if s == "" || s == "." {
+						continue
+					}
+					if s == ".." {
+						return nil, fmt.Errorf("path pattern %q: '..' is not allowed", p)
+					}
+					if s == "**" {
+						pp.segs = append(pp.segs, pathSeg{s: s, any: true})
+						continue
+					}
+					if _, err := path.Match(s, ""); err != nil {
+						return nil, fmt.Errorf("bad path pattern %q: %w", a, err)
+					}
+					lit := !strings.ContainsAny(s, `*?[\`)
+					pp.segs = append(pp.segs, pathSeg{s: s, literal: lit})
+				}
+			}
+			out = append(out, pp)
+		}
+	}
+	return out, nil
+}
+
+// escapeGlob escapes glob metacharacters in a literal path.
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, `*?[]{}\,`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`*?[]{}\,`, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// match reports whether the absolute path p matches; ws is the call's
+// workspace in the same space (lexical or resolved) as p.
+func (pp *pathPattern) match(p, ws string) bool {
+	if pp.re != nil {
+		return pp.re.MatchString(p)
+	}
+	rel := p
+	if pp.workspace {
+		if ws == "" {
+			return false
+		}
+		if p == ws {
+			rel = "/"
+		} else if r, ok := strings.CutPrefix(p, ws); ok && strings.HasPrefix(r, "/") {
+			rel = r
+		} else {
+			return false
+		}
+	}
+	return matchSegs(pp.segs, strings.TrimPrefix(rel, "/"))
+}
+
+// matchSegs matches pattern segments against the rest of a path (no leading
+// slash; "" means no segments left).
+func matchSegs(pat []pathSeg, name string) bool {
+	for len(pat) > 0 {
+		p := pat[0]
+		if p.any {
+			if len(pat) == 1 {
+				return name != ""
+			}
+			for {
+				if matchSegs(pat[1:], name) {
+					return true
+				}
+				i := strings.IndexByte(name, '/')
+				if i < 0 {
+					return false
+				}
+				name = name[i+1:]
+			}
+		}
+		if name == "" {
+			return false
+		}
+		seg, rest := name, ""
+		if i := strings.IndexByte(name, '/'); i >= 0 {
+			seg, rest = name[:i], name[i+1:]
+		}
+		if p.literal {
+			if seg != p.s {
+				return false
+			}
+		} else if ok, _ := path.Match(p.s, seg); !ok {
+			return false
+		}
+		pat, name = pat[1:], rest
+	}
+	return name == ""
+}

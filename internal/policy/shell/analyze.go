@@ -1,0 +1,630 @@
+package shell
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits that keep Analyze bounded on hostile input.
+const (
+	// MaxDepth is how deeply nested shells (bash -c, eval, heredocs fed to
+	// a shell, watch, ...) are re-parsed; deeper code is reported as a
+	// TagDynamicExec finding instead of being analysed.
+	MaxDepth = 8
+	// MaxCommands caps the number of commands one analysis reports; past it
+	// the analysis stops and adds a TagDynamicExec finding.
+	MaxCommands = 2000
+
+	maxFields    = 256 // fields one word may expand to (brace expansion)
+	maxLoopItems = 16  // literal for-loop items analysed one by one
+	maxFindRoots = 8   // find starting points expanded for -exec
+)
+
+// Analyze parses src as a shell command line and reports every command that
+// would run with its effects, tags and cross-command findings. It does no
+// I/O. It returns an error only when src cannot be parsed.
+func Analyze(src string, opts Options) (*Analysis, error) {
+	f, err := parseShell(src)
+	if err != nil {
+		return nil, fmt.Errorf("shell: cannot parse command line: %w", err)
+	}
+	a := &analyzer{
+		opts: opts,
+		out:  &Analysis{Commands: []Command{}},
+	}
+	st := a.initialState()
+	c := &ctx{src: src}
+	a.stmts(c, st, f.Stmts)
+	return a.out, nil
+}
+
+// parseShell parses src in the bash dialect, falling back to mksh, which
+// accepts a few constructs bash parsing rejects.
+func parseShell(src string) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err == nil {
+		return f, nil
+	}
+	if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)).Parse(strings.NewReader(src), ""); err2 == nil {
+		return f2, nil
+	}
+	return nil, err
+}
+
+// analyzer holds the state of one Analyze call.
+type analyzer struct {
+	opts       Options
+	out        *Analysis
+	full       bool            // MaxCommands reached
+	downloaded map[string]bool // files written by curl/wget in this line
+	meta       []cmdMeta       // parallel to out.Commands
+	forkBombs  map[string]bool // functions found to be fork bombs
+}
+
+// cmdMeta is what the analyser remembers about a reported command.
+type cmdMeta struct {
+	argsKnown bool // every argument was known
+}
+
+// ctx is the lexical context a piece of code is analysed in.
+type ctx struct {
+	src   string   // text that positions refer to
+	outer *Span    // span of the outermost command when inside nested code
+	via   []string // wrappers and nestings, outermost first
+	depth int      // nested-shell depth
+	stdin stdinInfo
+}
+
+// stdinInfo describes what a command's standard input carries.
+type stdinInfo struct {
+	remote   bool   // content fetched from the network
+	literal  bool   // content known: text
+	text     string // literal content
+	dynamic  bool   // content unknown at check time (here-doc with expansions)
+	pipeline *Span  // where the content was produced (for findings)
+	what     string // human description of the source
+}
+
+func (c *ctx) withVia(v string) *ctx {
+	n := *c
+	n.via = append(append(make([]string, 0, len(c.via)+1), c.via...), v)
+	return &n
+}
+
+func (c *ctx) withStdin(s stdinInfo) *ctx {
+	n := *c
+	n.stdin = s
+	return &n
+}
+
+// span is a byte range in ctx.src.
+type span struct{ start, end int }
+
+func (c *ctx) text(sp span) string {
+	if sp.start < 0 || sp.end > len(c.src) || sp.start > sp.end {
+		return ""
+	}
+	return c.src[sp.start:sp.end]
+}
+
+// mkSpan turns a local span into a Span of the top-level input.
+func (c *ctx) mkSpan(sp span) Span {
+	if c.outer != nil {
+		return Span{Start: c.outer.Start, End: c.outer.End, Text: c.text(sp)}
+	}
+	return Span{Start: sp.start, End: sp.end, Text: c.text(sp)}
+}
+
+// outerFor returns the top-level span to use for code nested in sp.
+func (c *ctx) outerFor(sp span) *Span {
+	if c.outer != nil {
+		return c.outer
+	}
+	s := c.mkSpan(sp)
+	return &s
+}
+
+func off(p syntax.Pos) int {
+	if !p.IsValid() {
+		return 0
+	}
+	return int(p.Offset())
+}
+
+func nodeSpan(n syntax.Node) span {
+	return span{off(n.Pos()), off(n.End())}
+}
+
+// stmtSpan is the span of a statement without its trailing ';' or '&'.
+func stmtSpan(s *syntax.Stmt) span {
+	sp := span{start: off(s.Pos())}
+	end := sp.start
+	if s.Cmd != nil {
+		end = off(s.Cmd.End())
+	}
+	for _, r := range s.Redirs {
+		if e := off(r.End()); e > end {
+			end = e
+		}
+	}
+	if end < sp.start {
+		end = sp.start
+	}
+	sp.end = end
+	return sp
+}
+
+// state is the shell state that flows through a command list.
+type state struct {
+	dir      string // "" when unknown
+	dirWhy   string
+	dirStack []string
+	vars     map[string]variable
+	posKnown bool    // positional parameters are known
+	pos      []field // $0, $1, ...
+}
+
+// variable is a shell variable as far as it is known.
+type variable struct {
+	f        field
+	unset    bool // known to be unset
+	exported bool
+}
+
+func (a *analyzer) initialState() *state {
+	st := &state{dir: cleanAbs(a.opts.Cwd), vars: map[string]variable{}}
+	if st.dir == "" {
+		st.dirWhy = "the starting directory is not known"
+	}
+	return st
+}
+
+func cleanAbs(p string) string {
+	if p == "" || !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	return path.Clean(p)
+}
+
+func (st *state) clone() *state {
+	n := &state{dir: st.dir, dirWhy: st.dirWhy, posKnown: st.posKnown, pos: st.pos}
+	n.dirStack = append([]string(nil), st.dirStack...)
+	n.vars = make(map[string]variable, len(st.vars))
+	for k, v := range st.vars {
+		n.vars[k] = v
+	}
+	return n
+}
+
+// child is the state of a new shell process started from st: same
+// directory, only exported variables (plus extra) known.
+func (st *state) child(extra map[string]field) *state {
+	n := &state{dir: st.dir, dirWhy: st.dirWhy, vars: map[string]variable{}}
+	for k, v := range st.vars {
+		if v.exported {
+			n.vars[k] = v
+		}
+	}
+	for k, f := range extra {
+		n.vars[k] = variable{f: f, exported: true}
+	}
+	return n
+}
+
+// merge folds the state of an alternative path into st: whatever differs
+// becomes unknown.
+func (st *state) merge(o *state) {
+	if st.dir != o.dir {
+		if st.dir != "" {
+			st.dirWhy = "the working directory depends on which branch ran"
+		}
+		st.dir = ""
+	}
+	for k, v := range o.vars {
+		if w, ok := st.vars[k]; !ok || !sameVar(v, w) {
+			st.vars[k] = variable{f: unknownField("variable $" + k + " depends on which branch ran"), exported: v.exported || w.exported}
+		}
+	}
+	for k, w := range st.vars {
+		if _, ok := o.vars[k]; !ok && !(w.unset) {
+			st.vars[k] = variable{f: unknownField("variable $" + k + " depends on which branch ran"), exported: w.exported}
+		}
+	}
+}
+
+func sameVar(a, b variable) bool {
+	return a.unset == b.unset && a.f.known == b.f.known && a.f.val == b.f.val && a.f.under == b.f.under
+}
+
+func (st *state) setDir(d, why string) {
+	st.dir = d
+	if d == "" {
+		st.dirWhy = why
+	}
+}
+
+// stmts analyses a statement list.
+func (a *analyzer) stmts(c *ctx, st *state, list []*syntax.Stmt) {
+	for _, s := range list {
+		if a.full {
+			return
+		}
+		a.stmt(c, st, s)
+	}
+}
+
+func (a *analyzer) stmt(c *ctx, st *state, s *syntax.Stmt) {
+	if a.full || s == nil {
+		return
+	}
+	if s.Background || s.Coprocess || s.Disown {
+		st = st.clone()
+	}
+	start := len(a.out.Commands)
+	switch x := s.Cmd.(type) {
+	case nil:
+		a.redirectOnly(c, st, s)
+		return
+	case *syntax.CallExpr:
+		a.callExpr(c, st, s, x)
+		return
+	case *syntax.Block:
+		a.stmts(c, st, x.Stmts)
+	case *syntax.Subshell:
+		a.stmts(c, st.clone(), x.Stmts)
+	case *syntax.BinaryCmd:
+		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+			a.pipeline(c, st, x)
+		} else {
+			a.stmt(c, st, x.X)
+			alt := st.clone()
+			a.stmt(c, alt, x.Y)
+			st.merge(alt)
+		}
+	case *syntax.IfClause:
+		a.ifClause(c, st, x)
+	case *syntax.WhileClause:
+		a.stmts(c, st, x.Cond)
+		body := st.clone()
+		a.stmts(c, body, x.Do)
+		st.merge(body)
+	case *syntax.ForClause:
+		a.forClause(c, st, x)
+	case *syntax.CaseClause:
+		a.words(c, st, []*syntax.Word{x.Word})
+		merged := st.clone()
+		for _, it := range x.Items {
+			a.substs(c, st, it)
+			b := st.clone()
+			// only the substitutions inside patterns were analysed above; the
+			// body is analysed here.
+			a.stmts(c, b, it.Stmts)
+			merged.merge(b)
+		}
+		*st = *merged
+	case *syntax.FuncDecl:
+		a.funcDecl(c, st, s, x)
+	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
+		a.substs(c, st, x)
+	case *syntax.DeclClause:
+		a.declClause(c, st, s, x)
+		return
+	case *syntax.TimeClause:
+		if x.Stmt != nil {
+			a.stmt(c.withVia("time"), st, x.Stmt)
+		}
+	case *syntax.CoprocClause:
+		if x.Stmt != nil {
+			a.stmt(c, st.clone(), x.Stmt)
+		}
+	case *syntax.TestDecl:
+		if x.Body != nil {
+			a.stmt(c, st.clone(), x.Body)
+		}
+	default:
+		a.substs(c, st, x)
+	}
+	// redirections of a compound command apply to everything inside it
+	if len(s.Redirs) > 0 {
+		effs, tags, _, _ := a.redirs(c, st, s.Redirs)
+		if len(effs) == 0 && len(tags) == 0 {
+			return
+		}
+		if len(a.out.Commands) == start {
+			a.bare(c, st, stmtSpan(s), effs, tags)
+			return
+		}
+		for i := start; i < len(a.out.Commands); i++ {
+			cm := &a.out.Commands[i]
+			cm.Effects = append(cm.Effects, effs...)
+			for _, t := range tags {
+				cm.Tags = addTag(cm.Tags, t)
+			}
+		}
+	}
+}
+
+// bare records a command that has no program (a lone redirection).
+func (a *analyzer) bare(c *ctx, st *state, sp span, effs []Effect, tags []string) {
+	cm := Command{Argv: []string{}, Dir: st.dir, Span: c.mkSpan(sp), Via: c.via, Effects: effs}
+	for _, t := range tags {
+		cm.Tags = addTag(cm.Tags, t)
+	}
+	a.add(cm, cmdMeta{})
+}
+
+func (a *analyzer) add(cm Command, m cmdMeta) bool {
+	if a.full {
+		return false
+	}
+	if len(a.out.Commands) >= MaxCommands {
+		a.full = true
+		a.out.Findings = append(a.out.Findings, Finding{
+			Tag:    TagDynamicExec,
+			Reason: fmt.Sprintf("the command line has more than %d commands; the rest was not analysed", MaxCommands),
+			Span:   cm.Span,
+		})
+		return false
+	}
+	a.out.Commands = append(a.out.Commands, cm)
+	a.meta = append(a.meta, m)
+	return true
+}
+
+func (a *analyzer) finding(tag, reason string, sp Span) {
+	for _, f := range a.out.Findings {
+		if f.Tag == tag && f.Span == sp && f.Reason == reason {
+			return
+		}
+	}
+	a.out.Findings = append(a.out.Findings, Finding{Tag: tag, Reason: reason, Span: sp})
+}
+
+func (a *analyzer) redirectOnly(c *ctx, st *state, s *syntax.Stmt) {
+	start := len(a.out.Commands)
+	effs, tags, _, _ := a.redirs(c, st, s.Redirs)
+	if len(effs) == 0 && len(tags) == 0 && len(a.out.Commands) > start {
+		return
+	}
+	if len(effs) > 0 || len(tags) > 0 {
+		a.bare(c, st, stmtSpan(s), effs, tags)
+	}
+}
+
+func (a *analyzer) ifClause(c *ctx, st *state, x *syntax.IfClause) {
+	var branches []*state
+	hasElse := false
+	for cl := x; cl != nil; cl = cl.Else {
+		if len(cl.Cond) == 0 && cl.Else == nil && cl != x {
+			hasElse = true
+		}
+		a.stmts(c, st, cl.Cond)
+		b := st.clone()
+		a.stmts(c, b, cl.Then)
+		branches = append(branches, b)
+	}
+	res := st.clone()
+	if hasElse && len(branches) > 0 {
+		res = branches[0].clone()
+	}
+	for _, b := range branches {
+		res.merge(b)
+	}
+	*st = *res
+}
+
+func (a *analyzer) forClause(c *ctx, st *state, x *syntax.ForClause) {
+	switch l := x.Loop.(type) {
+	case *syntax.WordIter:
+		name := ""
+		if l.Name != nil {
+			name = l.Name.Value
+		}
+		var items []field
+		if l.InPos.IsValid() {
+			items = a.words(c, st, l.Items)
+		} else {
+			items = []field{unknownField("the loop iterates over the positional parameters")}
+		}
+		allKnown := len(items) <= maxLoopItems
+		for _, it := range items {
+			if !it.known {
+				allKnown = false
+			}
+		}
+		merged := st.clone()
+		if allKnown && len(items) > 0 {
+			for _, it := range items {
+				b := st.clone()
+				b.vars[name] = variable{f: it}
+				a.stmts(c, b, x.Do)
+				merged.merge(b)
+			}
+		} else {
+			b := st.clone()
+			why := "loop variable $" + name + " takes values not known at check time"
+			if len(items) > maxLoopItems {
+				why = "loop variable $" + name + " takes too many values to analyse one by one"
+			}
+			for _, it := range items {
+				if !it.known && it.reason != "" {
+					why = it.reason
+					break
+				}
+			}
+			uf := unknownField(why)
+			for _, it := range items {
+				uf.remote = uf.remote || it.remote
+			}
+			b.vars[name] = variable{f: uf}
+			a.stmts(c, b, x.Do)
+			merged.merge(b)
+		}
+		*st = *merged
+	case *syntax.CStyleLoop:
+		a.substs(c, st, l)
+		b := st.clone()
+		a.stmts(c, b, x.Do)
+		st.merge(b)
+	default:
+		b := st.clone()
+		a.stmts(c, b, x.Do)
+		st.merge(b)
+	}
+}
+
+func (a *analyzer) funcDecl(c *ctx, st *state, s *syntax.Stmt, x *syntax.FuncDecl) {
+	name := ""
+	if x.Name != nil {
+		name = x.Name.Value
+	}
+	if x.Body == nil {
+		return
+	}
+	start := len(a.out.Commands)
+	b := st.clone()
+	b.posKnown = false
+	b.pos = nil
+	a.stmt(c.withVia("function "+name), b, x.Body)
+	if name != "" && isForkBomb(name, x.Body) {
+		sp := c.mkSpan(stmtSpan(s))
+		a.finding(TagForkBomb, "function "+name+" calls itself in a pipeline or in the background (fork bomb)", sp)
+		if a.forkBombs == nil {
+			a.forkBombs = map[string]bool{}
+		}
+		a.forkBombs[name] = true
+		for i := start; i < len(a.out.Commands); i++ {
+			a.out.Commands[i].Tags = addTag(a.out.Commands[i].Tags, TagForkBomb)
+		}
+		a.bare(c, st, stmtSpan(s), nil, []string{TagForkBomb})
+		a.out.Commands[len(a.out.Commands)-1].Name = name
+		a.out.Commands[len(a.out.Commands)-1].Argv = []string{name}
+	}
+}
+
+// isForkBomb reports whether a function body calls the function itself
+// in a pipeline or in the background.
+func isForkBomb(name string, body *syntax.Stmt) bool {
+	selfCalls, spawns := 0, false
+	syntax.Walk(body, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Stmt:
+			if x.Background {
+				spawns = true
+			}
+		case *syntax.BinaryCmd:
+			if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+				spawns = true
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) > 0 && x.Args[0].Lit() == name {
+				selfCalls++
+			}
+		}
+		return true
+	})
+	return selfCalls > 0 && spawns
+}
+
+// substs analyses the command and process substitutions inside a node
+// that has no effects of its own (arithmetic, tests).
+func (a *analyzer) substs(c *ctx, st *state, n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			a.stmts(c.withVia("$()"), st.clone(), x.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			a.stmts(c.withVia(procVia(x)), st.clone(), x.Stmts)
+			return false
+		case *syntax.Stmt:
+			if n != nil {
+				return true
+			}
+		}
+		return true
+	})
+}
+
+func procVia(p *syntax.ProcSubst) string {
+	if p.Op == syntax.CmdOut {
+		return ">()"
+	}
+	return "<()"
+}
+
+// pipeline analyses a | b | c, each part in its own subshell, telling each
+// part what its upstream produces.
+func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
+	var parts []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(s.Redirs) == 0 && !s.Negated {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		parts = append(parts, s)
+	}
+	flatten(x.X)
+	flatten(x.Y)
+	pipeSpan := c.mkSpan(nodeSpan(x))
+	in := c.stdin
+	for _, p := range parts {
+		start := len(a.out.Commands)
+		a.stmt(c.withStdin(in), st.clone(), p)
+		next := stdinInfo{pipeline: &pipeSpan}
+		if in.remote {
+			next.remote, next.what = true, in.what
+		}
+		for i := start; i < len(a.out.Commands); i++ {
+			cm := &a.out.Commands[i]
+			if isFetcher(cm) {
+				next.remote = true
+				next.what = cm.Name
+			}
+		}
+		if !next.remote {
+			if txt, ok := literalOutput(a.out.Commands[start:], a.meta[start:]); ok {
+				next.literal, next.text = true, txt
+			}
+		}
+		in = next
+	}
+}
+
+// literalOutput returns the output of a stage that is a single echo or
+// printf of known words.
+func literalOutput(cmds []Command, meta []cmdMeta) (string, bool) {
+	if len(cmds) != 1 || len(meta) != 1 || !meta[0].argsKnown {
+		return "", false
+	}
+	cm := cmds[0]
+	switch cm.Name {
+	case "echo":
+		args := cm.Argv[1:]
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
+			args = args[1:]
+		}
+		return strings.Join(args, " ") + "\n", true
+	case "printf":
+		if len(cm.Argv) == 2 && !strings.Contains(cm.Argv[1], "%") {
+			return strings.ReplaceAll(cm.Argv[1], `\n`, "\n"), true
+		}
+	}
+	return "", false
+}
+
+// isFetcher reports whether a command prints content fetched from the
+// network on its standard output.
+func isFetcher(cm *Command) bool {
+	switch cm.Name {
+	case "curl", "wget", "fetch", "aria2c", "http", "https", "xh", "httpie", "lynx", "w3m", "links",
+		"nc", "ncat", "netcat", "socat", "telnet", "ssh", "tftp", "ftp", "iwr", "Invoke-WebRequest":
+		return true
+	}
+	return false
+}

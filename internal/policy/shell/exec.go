@@ -1,0 +1,637 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// runOpts carry what a statement adds to the command it runs.
+type runOpts struct {
+	sp   span
+	env  map[string]field // per-command assignments (VAR=x cmd, env VAR=x)
+	effs []Effect         // effects of the statement's redirections
+	tags []string
+}
+
+// call is one command being analysed.
+type call struct {
+	a       *analyzer
+	c       *ctx
+	st      *state
+	argv    []field
+	args    []field // argv[1:]
+	name    string
+	ro      runOpts
+	cmd     Command
+	meta    cmdMeta
+	later   []func()
+	wrapper bool // a pure wrapper: dropped when it has no effects of its own
+}
+
+func (a *analyzer) callExpr(c *ctx, st *state, s *syntax.Stmt, ce *syntax.CallExpr) {
+	if len(ce.Args) == 0 {
+		for _, as := range ce.Assigns {
+			a.assign(c, st, as, false)
+		}
+		a.redirectOnly(c, st, s)
+		return
+	}
+	var env map[string]field
+	for _, as := range ce.Assigns {
+		if as.Name == nil {
+			continue
+		}
+		if env == nil {
+			env = map[string]field{}
+		}
+		env[as.Name.Value] = a.assignValue(c, st, as)
+	}
+	argv := a.words(c, st, ce.Args)
+	effs, tags, in, hasIn := a.redirs(c, st, s.Redirs)
+	cc := c
+	if hasIn {
+		cc = c.withStdin(in)
+	}
+	a.run(cc, st, argv, runOpts{sp: stmtSpan(s), env: env, effs: effs, tags: tags})
+}
+
+func (a *analyzer) assignValue(c *ctx, st *state, as *syntax.Assign) field {
+	if as.Array != nil {
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				a.word(c, st, e.Value, true)
+			}
+		}
+		return unknownField("array variable $" + as.Name.Value + " is not tracked")
+	}
+	if as.Index != nil {
+		a.substs(c, st, as.Index)
+	}
+	if as.Value == nil {
+		return lit("")
+	}
+	f := a.wordString(c, st, as.Value)
+	if as.Index != nil {
+		return unknownField("array variable $" + as.Name.Value + " is not tracked")
+	}
+	return f
+}
+
+func (a *analyzer) assign(c *ctx, st *state, as *syntax.Assign, exported bool) {
+	if as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	f := a.assignValue(c, st, as)
+	if as.Append {
+		old := a.lookup(st, name)
+		if old.known && f.known {
+			f = field{val: old.val + f.val, known: true}
+		} else if f.known {
+			f = old
+		}
+	}
+	old, had := st.vars[name]
+	st.vars[name] = variable{f: f, exported: exported || (had && old.exported)}
+}
+
+func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclClause) {
+	variant := ""
+	if x.Variant != nil {
+		variant = x.Variant.Value
+	}
+	exported := variant == "export"
+	argv := []string{variant}
+	for _, as := range x.Args {
+		if as.Name == nil && as.Value != nil {
+			o := a.wordString(c, st, as.Value)
+			argv = append(argv, o.val)
+			if strings.HasPrefix(o.val, "-") && strings.Contains(o.val, "x") {
+				exported = true
+			}
+			if variant == "export" && o.val == "-n" {
+				exported = false
+			}
+		}
+	}
+	for _, as := range x.Args {
+		if as.Name == nil {
+			continue
+		}
+		argv = append(argv, c.text(nodeSpan(as)))
+		if as.Naked {
+			if v, ok := st.vars[as.Name.Value]; ok {
+				v.exported = v.exported || exported
+				st.vars[as.Name.Value] = v
+			} else if variant == "local" || variant == "declare" || variant == "typeset" {
+				st.vars[as.Name.Value] = variable{f: lit(""), exported: exported}
+			} else if exported {
+				st.vars[as.Name.Value] = variable{f: a.lookup(st, as.Name.Value), exported: true}
+			}
+			continue
+		}
+		a.assign(c, st, as, exported)
+	}
+	effs, tags, _, _ := a.redirs(c, st, s.Redirs)
+	cm := Command{Name: variant, Argv: argv, Dir: st.dir, Span: c.mkSpan(stmtSpan(s)), Via: c.via, Effects: effs}
+	for _, t := range tags {
+		cm.Tags = addTag(cm.Tags, t)
+	}
+	a.add(cm, cmdMeta{argsKnown: true})
+}
+
+// redirs evaluates redirections: their file effects, tags, and what
+// standard input carries.
+func (a *analyzer) redirs(c *ctx, st *state, rs []*syntax.Redirect) (effs []Effect, tags []string, in stdinInfo, hasIn bool) {
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			hasIn = true
+			in = a.hdoc(c, st, r)
+			continue
+		case syntax.WordHdoc:
+			hasIn = true
+			if r.Word == nil {
+				continue
+			}
+			f := a.wordString(c, st, r.Word)
+			in = stdinInfo{what: "here-string"}
+			switch {
+			case f.remote:
+				in.remote = true
+			case f.known:
+				in.literal, in.text = true, f.val+"\n"
+			default:
+				in.dynamic = true
+				in.what = f.reason
+			}
+			continue
+		}
+		if r.Word == nil {
+			continue
+		}
+		f := a.wordString(c, st, r.Word)
+		switch r.Op {
+		case syntax.RdrIn:
+			hasIn = true
+			in = stdinInfo{what: "file"}
+			if f.proc && f.remote {
+				in.remote = true
+				in.what = "process substitution"
+			}
+			if e, ok := a.target(st, Read, f, false); ok {
+				effs = append(effs, e)
+			}
+		case syntax.DplIn:
+			// <&N duplicates a descriptor
+		case syntax.DplOut:
+			if f.known && (isDigits(f.val) || f.val == "-" || isDigits(strings.TrimSuffix(f.val, "-"))) {
+				continue
+			}
+			effs, tags = a.appendWrite(st, effs, tags, f)
+		case syntax.RdrInOut:
+			if e, ok := a.target(st, Read, f, false); ok {
+				effs = append(effs, e)
+			}
+			effs, tags = a.appendWrite(st, effs, tags, f)
+		default: // >, >>, >|, &>, &>>
+			effs, tags = a.appendWrite(st, effs, tags, f)
+		}
+	}
+	return effs, tags, in, hasIn
+}
+
+func (a *analyzer) appendWrite(st *state, effs []Effect, tags []string, f field) ([]Effect, []string) {
+	e, ok := a.target(st, Write, f, false)
+	if !ok {
+		return effs, tags
+	}
+	if isDiskDevice(e.Target) {
+		tags = addTag(tags, TagDiskWrite)
+	}
+	return append(effs, e), tags
+}
+
+// hdoc returns what a here-document feeds to standard input.
+func (a *analyzer) hdoc(c *ctx, st *state, r *syntax.Redirect) stdinInfo {
+	in := stdinInfo{what: "here-document"}
+	if r.Hdoc == nil {
+		in.literal = true
+		return in
+	}
+	quoted := r.Word == nil
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			switch x := p.(type) {
+			case *syntax.SglQuoted, *syntax.DblQuoted:
+				quoted = true
+			case *syntax.Lit:
+				if strings.Contains(x.Value, "\\") {
+					quoted = true
+				}
+			}
+		}
+	}
+	if quoted {
+		var b strings.Builder
+		for _, p := range r.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				b.WriteString(l.Value)
+			}
+		}
+		in.literal, in.text = true, b.String()
+		return in
+	}
+	bs := []*builder{{known: true}}
+	bs = a.parts(c, st, r.Hdoc.Parts, true, bs, false, false)
+	b := bs[0]
+	switch {
+	case b.remote:
+		in.remote = true
+	case b.known:
+		in.literal, in.text = true, b.sb.String()
+	default:
+		in.dynamic = true
+		in.what = "here-document with " + b.reason
+	}
+	return in
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// target resolves a field into a file effect. ok is false when the field
+// names no file (empty, "-", pseudo devices, process substitutions).
+func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool) {
+	e := Effect{Kind: kind, Recursive: rec}
+	if f.proc {
+		return e, false
+	}
+	if f.tmpl && f.bind != nil {
+		f = *f.bind
+	}
+	if !f.known {
+		e.Unknown = true
+		e.Reason = f.reason
+		if e.Reason == "" {
+			e.Reason = "target is not known at check time"
+		}
+		return e, true
+	}
+	v := f.val
+	if v == "" || v == "-" {
+		return e, false
+	}
+	if f.under {
+		e.Recursive = true
+	}
+	if f.glob {
+		d := globDir(v)
+		e.Reason = "glob " + v + " is not expanded; its directory is used"
+		v = d
+		if v == "" {
+			v = "."
+		}
+	}
+	var abs string
+	if strings.HasPrefix(v, "/") {
+		abs = path.Clean(v)
+	} else {
+		if st.dir == "" {
+			e.Unknown = true
+			e.Reason = "relative path " + v + " in an unknown directory: " + st.dirWhy
+			return e, true
+		}
+		abs = path.Join(st.dir, v)
+	}
+	if isPseudoDevice(abs) {
+		return e, false
+	}
+	if strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/") {
+		hp := strings.SplitN(abs[len("/dev/tcp/"):], "/", 2)
+		e = Effect{Kind: Network, Target: strings.Join(hp, ":")}
+		return e, true
+	}
+	e.Target = abs
+	return e, true
+}
+
+// globDir returns the directory part of a glob before its first pattern.
+func globDir(v string) string {
+	i := strings.IndexAny(v, "*?[")
+	if i < 0 {
+		return v
+	}
+	j := strings.LastIndexByte(v[:i], '/')
+	if j < 0 {
+		return ""
+	}
+	if j == 0 {
+		return "/"
+	}
+	return v[:j]
+}
+
+func isPseudoDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout",
+		"/dev/stderr", "/dev/tty", "/dev/full", "/dev/ptmx", "/dev/console":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") ||
+		strings.HasPrefix(p, "/proc/self/fd/")
+}
+
+// isDiskDevice reports whether p is a block device or raw memory.
+func isDiskDevice(p string) bool {
+	if !strings.HasPrefix(p, "/dev/") {
+		return false
+	}
+	n := p[len("/dev/"):]
+	for _, pre := range []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "mapper/", "dm-",
+		"md", "loop", "sr", "nbd", "zd", "zram", "mem", "kmem", "port", "root", "block/", "by-", "ubd", "fd0", "bcache", "rbd"} {
+		if strings.HasPrefix(n, pre) {
+			return true
+		}
+	}
+	// /dev/<vg>/<lv> style LVM names
+	return strings.Count(n, "/") == 1 && !strings.HasPrefix(n, "shm/") && !strings.HasPrefix(n, "pts/") &&
+		!strings.HasPrefix(n, "fd/") && !strings.HasPrefix(n, "mqueue/") && !strings.HasPrefix(n, "net/") &&
+		!strings.HasPrefix(n, "input/") && !strings.HasPrefix(n, "snd/") && !strings.HasPrefix(n, "dri/")
+}
+
+func addTag(tags []string, t string) []string {
+	for _, x := range tags {
+		if x == t {
+			return tags
+		}
+	}
+	return append(tags, t)
+}
+
+// run analyses one command given its expanded argv.
+func (a *analyzer) run(c *ctx, st *state, argv []field, ro runOpts) {
+	if a.full {
+		return
+	}
+	if len(argv) == 0 {
+		if len(ro.effs) > 0 || len(ro.tags) > 0 {
+			a.bare(c, st, ro.sp, ro.effs, ro.tags)
+		}
+		return
+	}
+	k := a.newCall(c, st, argv, ro)
+	a.model(k)
+	a.finish(k)
+}
+
+func (a *analyzer) newCall(c *ctx, st *state, argv []field, ro runOpts) *call {
+	k := &call{a: a, c: c, st: st, argv: argv, args: argv[1:], ro: ro}
+	f := argv[0]
+	k.meta.argsKnown = true
+	av := make([]string, len(argv))
+	for i, x := range argv {
+		av[i] = x.text(c)
+		if !x.known {
+			k.meta.argsKnown = false
+		}
+	}
+	k.cmd = Command{Argv: av, Dir: st.dir, Span: c.mkSpan(ro.sp), Via: c.via}
+	k.cmd.Effects = append(k.cmd.Effects, ro.effs...)
+	for _, t := range ro.tags {
+		k.tag(t)
+	}
+	if !f.known {
+		k.cmd.Dynamic = true
+		k.tag(TagDynamicCommand)
+		k.attr("reason", f.reason)
+		if f.remote {
+			k.tag(TagRemoteExec)
+			a.finding(TagRemoteExec, "the program to run comes from the network", k.cmd.Span)
+		}
+		return k
+	}
+	name := f.val
+	if strings.Contains(name, "/") {
+		if !isSystemBin(name) {
+			k.file(Exec, f, false)
+			if e, ok := a.target(st, Exec, f, false); ok && !e.Unknown && a.downloaded[e.Target] {
+				k.remoteExec("runs " + e.Target + ", which was downloaded earlier in the command line")
+			}
+		}
+		name = path.Base(name)
+	}
+	if f.subst {
+		k.cmd.Dynamic = true
+		k.tag(TagDynamicCommand)
+		k.attr("reason", "the program name comes from a command substitution")
+	}
+	if a.forkBombs[name] {
+		k.tag(TagForkBomb)
+	}
+	k.name = name
+	k.cmd.Name = name
+	k.cmd.Argv[0] = name
+	return k
+}
+
+func isSystemBin(p string) bool {
+	d := path.Dir(p)
+	switch d {
+	case "/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/usr/libexec":
+		return true
+	}
+	return false
+}
+
+func (a *analyzer) finish(k *call) {
+	keep := !k.wrapper || len(k.cmd.Effects) > 0 || len(k.cmd.Tags) > 0
+	if keep {
+		if !a.add(k.cmd, k.meta) {
+			return
+		}
+	}
+	for _, f := range k.later {
+		if a.full {
+			return
+		}
+		f()
+	}
+}
+
+// --- helpers used by program models ---
+
+func (k *call) eff(e Effect) {
+	for _, x := range k.cmd.Effects {
+		if x == e {
+			return
+		}
+	}
+	k.cmd.Effects = append(k.cmd.Effects, e)
+}
+
+// file adds a file effect on f.
+func (k *call) file(kind Kind, f field, rec bool) {
+	e, ok := k.a.target(k.st, kind, f, rec)
+	if !ok {
+		return
+	}
+	if kind == Write && isDiskDevice(e.Target) {
+		k.tag(TagDiskWrite)
+	}
+	k.eff(e)
+}
+
+func (k *call) files(kind Kind, fs []field, rec bool) {
+	for _, f := range fs {
+		k.file(kind, f, rec)
+	}
+}
+
+// net adds a Network effect on a URL or host.
+func (k *call) net(f field) {
+	if !f.known {
+		k.eff(Effect{Kind: Network, Unknown: true, Reason: orDefault(f.reason, "address is not known at check time")})
+		return
+	}
+	if f.val == "" {
+		return
+	}
+	k.eff(Effect{Kind: Network, Target: f.val})
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func (k *call) tag(t string) {
+	k.cmd.Tags = addTag(k.cmd.Tags, t)
+}
+
+func (k *call) attr(key, val string) {
+	if k.cmd.Attrs == nil {
+		k.cmd.Attrs = map[string]string{}
+	}
+	k.cmd.Attrs[key] = val
+}
+
+func (k *call) remoteExec(reason string) {
+	k.tag(TagRemoteExec)
+	sp := k.cmd.Span
+	if k.c.stdin.remote && k.c.stdin.pipeline != nil && k.c.outer == nil {
+		sp = *k.c.stdin.pipeline
+	}
+	k.a.finding(TagRemoteExec, reason, sp)
+}
+
+func (k *call) dynamicExec(reason string) {
+	k.tag(TagDynamicExec)
+	k.a.finding(TagDynamicExec, reason, k.cmd.Span)
+}
+
+// innerSpan is the span of an inner command given its argv.
+func innerSpan(argv []field, outer span) span {
+	if len(argv) == 0 {
+		return outer
+	}
+	sp := span{argv[0].pos, argv[len(argv)-1].end}
+	if sp.end < sp.start || sp.start < outer.start || sp.end > outer.end {
+		return outer
+	}
+	return sp
+}
+
+// inner schedules the analysis of a wrapped command.
+func (k *call) inner(argv []field, via string, st *state, env map[string]field) {
+	if len(argv) == 0 {
+		return
+	}
+	if st == nil {
+		st = k.st
+	}
+	c := k.c.withVia(via)
+	ro := runOpts{sp: innerSpan(argv, k.ro.sp), env: mergeEnv(k.ro.env, env)}
+	k.later = append(k.later, func() { k.a.run(c, st, argv, ro) })
+}
+
+func mergeEnv(a, b map[string]field) map[string]field {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	m := make(map[string]field, len(a)+len(b))
+	for k, v := range a {
+		m[k] = v
+	}
+	for k, v := range b {
+		m[k] = v
+	}
+	return m
+}
+
+// withDir returns a copy of the state whose directory is f (resolved).
+func (k *call) withDir(f field) *state {
+	st := k.st.clone()
+	if e, ok := k.a.target(k.st, Read, f, false); ok && !e.Unknown {
+		st.dir = e.Target
+	} else {
+		st.setDir("", "directory "+f.text(k.c)+" is not known at check time")
+	}
+	return st
+}
+
+// nested schedules the analysis of shell code given as a string. With
+// same set (eval, source of literal), the code runs in the current shell
+// state; otherwise in a child shell whose positional parameters are pos.
+func (k *call) nested(code field, label string, pos []field, same bool) {
+	if !code.known && !code.tmpl {
+		if code.remote {
+			k.remoteExec(label + " runs code fetched from the network")
+		} else {
+			k.dynamicExec(label + " runs code not known at check time: " + orDefault(code.reason, "dynamic content"))
+		}
+		return
+	}
+	if k.c.depth+1 > MaxDepth {
+		k.dynamicExec(label + ": nested shells are too deep to analyse")
+		return
+	}
+	f, err := parseShell(code.val)
+	if err != nil {
+		k.dynamicExec(label + " runs code that cannot be parsed: " + err.Error())
+		return
+	}
+	c := &ctx{src: code.val, outer: k.c.outerFor(k.ro.sp), depth: k.c.depth + 1, stdin: k.c.stdin}
+	c.via = append(append(make([]string, 0, len(k.c.via)+1), k.c.via...), label)
+	k.later = append(k.later, func() {
+		st := k.st
+		if !same {
+			st = k.st.child(k.ro.env)
+			st.posKnown = pos != nil
+			st.pos = pos
+		}
+		if code.tmpl && code.bind != nil {
+			st.vars[argVar] = variable{f: *code.bind}
+		}
+		k.a.stmts(c, st, f.Stmts)
+	})
+}

@@ -1,0 +1,327 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// git models git's subcommands.
+func (k *call) git() {
+	args := k.args
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		v := f.val
+		if !f.known || !strings.HasPrefix(v, "-") {
+			break
+		}
+		switch v {
+		case "-C":
+			if i+1 < len(args) {
+				k.st = k.withDir(args[i+1])
+				k.cmd.Dir = k.st.dir
+			}
+			i += 2
+			continue
+		case "--work-tree":
+			if i+1 < len(args) {
+				k.st = k.withDir(args[i+1])
+				k.cmd.Dir = k.st.dir
+			}
+			i += 2
+			continue
+		case "-c", "--git-dir", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds":
+			i += 2
+			continue
+		}
+		if strings.HasPrefix(v, "--work-tree=") {
+			k.st = k.withDir(sub(f, v[len("--work-tree="):]))
+			k.cmd.Dir = k.st.dir
+		}
+		i++
+	}
+	if i >= len(args) || !args[i].known {
+		return
+	}
+	sc := args[i].val
+	rest := args[i+1:]
+	k.attr("subcommand", sc)
+	switch sc {
+	case "rm":
+		p := parseOpts(rest, spec{long: []string{"pathspec-from-file"}})
+		if p.has("cached") {
+			k.attr("cached", "true")
+			return
+		}
+		if p.has("n", "dry-run") {
+			return
+		}
+		k.files(Delete, p.ops, p.has("r"))
+	case "mv":
+		p := parseOpts(rest, spec{})
+		if len(p.ops) >= 2 {
+			k.files(Delete, p.ops[:len(p.ops)-1], false)
+			k.file(Write, p.ops[len(p.ops)-1], false)
+		}
+	case "clean":
+		p := parseOpts(rest, spec{arg: "e", long: []string{"exclude"}})
+		if p.has("n", "dry-run") {
+			return
+		}
+		k.tag(TagGitClean)
+		if p.has("f", "force") {
+			k.attr("force", "true")
+		}
+		if p.has("d") {
+			k.attr("dirs", "true")
+		}
+		if p.has("x", "X") {
+			k.attr("ignored", "true")
+		}
+		if len(p.ops) > 0 {
+			k.files(Delete, p.ops, p.has("d"))
+		} else {
+			k.file(Delete, lit("."), true)
+		}
+	case "reset":
+		p := parseOpts(rest, spec{long: []string{"pathspec-from-file"}})
+		if p.has("hard", "merge", "keep") {
+			k.tag(TagGitResetHard)
+			if len(p.ops) > 0 {
+				k.attr("ref", p.ops[0].text(k.c))
+			}
+			k.file(Write, lit("."), true)
+		}
+	case "checkout":
+		k.gitCheckout(rest)
+	case "restore":
+		p := parseOpts(rest, spec{arg: "s", long: []string{"source", "pathspec-from-file"}})
+		if p.has("S", "staged") && !p.has("W", "worktree") {
+			return
+		}
+		for _, o := range p.ops {
+			k.file(Write, o, o.known && (o.val == "." || strings.HasSuffix(o.val, "/")))
+		}
+	case "push":
+		k.gitPush(rest)
+	case "filter-branch", "filter-repo", "replace":
+		k.tag(TagGitHistory)
+	case "rebase":
+		if !hasArg(rest, "--abort", "--continue", "--skip", "--quit", "--edit-todo", "--show-current-patch") {
+			k.tag(TagGitHistory)
+		}
+	case "commit":
+		if hasArg(rest, "--amend") {
+			k.tag(TagGitHistory)
+			k.attr("amend", "true")
+		}
+	case "update-ref":
+		k.tag(TagGitHistory)
+		if hasArg(rest, "-d") {
+			k.attr("delete", "true")
+		}
+	case "branch":
+		p := parseOpts(rest, spec{arg: "tu", long: []string{"set-upstream-to", "track", "contains", "merged", "no-merged", "points-at", "sort", "format"}})
+		force := p.has("D", "M", "C", "f", "force")
+		del := p.has("D", "d", "delete")
+		if force && (p.has("D") || del || p.has("M")) || p.has("D") {
+			k.tag(TagGitHistory)
+			var names []string
+			for _, o := range p.ops {
+				names = append(names, o.text(k.c))
+			}
+			k.attr("branch", strings.Join(names, ","))
+		}
+	case "reflog":
+		if len(rest) > 0 && (rest[0].val == "expire" || rest[0].val == "delete") {
+			k.tag(TagGitHistory)
+		}
+	case "gc":
+		for _, f := range rest {
+			if f.known && (f.val == "--prune=now" || f.val == "--prune=all" || f.val == "--aggressive" && false) {
+				k.tag(TagGitHistory)
+			}
+		}
+	case "prune":
+		k.tag(TagGitHistory)
+	case "stash":
+		if len(rest) > 0 && (rest[0].val == "clear" || rest[0].val == "drop") {
+			k.attr("stash", rest[0].val)
+		}
+	case "config":
+		k.gitConfig(rest)
+	case "clone":
+		p := parseOpts(rest, spec{arg: "obcju", long: []string{"origin", "branch", "config", "depth", "jobs", "upload-pack", "reference", "separate-git-dir", "template", "shallow-since", "shallow-exclude", "filter", "server-option", "bundle-uri"}})
+		if len(p.ops) > 0 {
+			k.net(p.ops[0])
+			if len(p.ops) > 1 {
+				k.file(Write, p.ops[1], true)
+			} else if p.ops[0].known {
+				b := strings.TrimSuffix(path.Base(strings.TrimRight(p.ops[0].val, "/")), ".git")
+				if i := strings.LastIndexByte(b, ':'); i >= 0 {
+					b = b[i+1:]
+				}
+				k.file(Write, sub(p.ops[0], b), true)
+			}
+		}
+	case "fetch", "pull", "ls-remote":
+		p := parseOpts(rest, spec{arg: "oj", long: []string{"depth", "upload-pack", "jobs", "server-option", "shallow-since", "shallow-exclude", "refmap", "recurse-submodules-default", "strategy", "strategy-option"}})
+		if len(p.ops) > 0 {
+			k.net(p.ops[0])
+		} else {
+			k.eff(Effect{Kind: Network, Target: "origin"})
+		}
+	case "init":
+		p := parseOpts(rest, spec{arg: "b", long: []string{"template", "separate-git-dir", "initial-branch", "object-format", "shared"}})
+		if len(p.ops) > 0 {
+			k.file(Write, p.ops[0], false)
+		}
+	case "apply", "am":
+		if !hasArg(rest, "--check", "--stat", "--numstat", "--summary") {
+			k.file(Write, lit("."), true)
+		}
+	}
+}
+
+func (k *call) gitCheckout(rest []field) {
+	p := parseOpts(rest, spec{arg: "bB", long: []string{"orphan", "conflict", "pathspec-from-file"}})
+	dd := -1
+	for i, f := range rest {
+		if f.known && f.val == "--" {
+			dd = i
+			break
+		}
+	}
+	if dd >= 0 {
+		for _, o := range rest[dd+1:] {
+			k.file(Write, o, o.known && (o.val == "." || strings.HasSuffix(o.val, "/")))
+		}
+		return
+	}
+	if p.has("f", "force") {
+		k.file(Write, lit("."), true)
+		return
+	}
+	for _, o := range p.ops {
+		if o.known && (o.val == "." || o.val == "./" || o.val == ":/") {
+			k.file(Write, lit("."), true)
+		}
+	}
+}
+
+func (k *call) gitPush(rest []field) {
+	p := parseOpts(rest, spec{arg: "o", long: []string{"repo", "push-option", "receive-pack", "exec"}})
+	force := p.has("f", "force", "force-with-lease", "mirror")
+	lease := p.has("force-with-lease")
+	del := p.has("d", "delete")
+	remote := ""
+	var refs []field
+	if r, ok := p.get("repo"); ok {
+		remote = r.text(k.c)
+		refs = p.ops
+	} else if len(p.ops) > 0 {
+		remote = p.ops[0].text(k.c)
+		refs = p.ops[1:]
+	}
+	var branches, deleted []string
+	unknown := false
+	for _, r := range refs {
+		if !r.known {
+			unknown = true
+			continue
+		}
+		v := r.val
+		if strings.HasPrefix(v, "+") {
+			force = true
+			v = v[1:]
+		}
+		dst := v
+		isDel := del
+		if strings.HasPrefix(v, ":") {
+			isDel = true
+			dst = v[1:]
+		} else if i := strings.LastIndexByte(v, ':'); i >= 0 {
+			dst = v[i+1:]
+		}
+		dst = strings.TrimPrefix(dst, "refs/heads/")
+		if dst == "HEAD" || dst == "@" {
+			dst = ""
+		}
+		if isDel {
+			deleted = append(deleted, dst)
+			continue
+		}
+		if dst != "" {
+			branches = append(branches, dst)
+		}
+	}
+	if remote != "" {
+		k.eff(Effect{Kind: Network, Target: remote})
+	} else {
+		k.eff(Effect{Kind: Network, Target: "origin"})
+	}
+	if len(deleted) > 0 {
+		k.tag(TagGitHistory)
+		k.attr("remote", remote)
+		k.attr("delete", strings.Join(deleted, ","))
+	}
+	if force {
+		k.tag(TagGitForcePush)
+		k.attr("remote", remote)
+		b := strings.Join(branches, ",")
+		if unknown {
+			b = ""
+			k.attr("branch-unknown", "true")
+		}
+		k.attr("branch", b)
+		if lease {
+			k.attr("lease", "true")
+		}
+		if p.has("mirror") {
+			k.attr("mirror", "true")
+		}
+		if p.has("all", "branches", "tags") {
+			k.attr("all", "true")
+		}
+	}
+}
+
+func (k *call) gitConfig(rest []field) {
+	p := parseOpts(rest, spec{arg: "f", long: []string{"file", "blob", "type", "default", "comment"}})
+	if p.has("get", "get-all", "get-regexp", "get-urlmatch", "l", "list", "get-color", "get-colorbool", "e", "edit") && !p.has("e", "edit") {
+		return
+	}
+	ops := p.ops
+	if len(ops) > 0 && ops[0].known {
+		switch ops[0].val {
+		case "get", "list":
+			return
+		case "set", "unset":
+			ops = ops[1:]
+		}
+	}
+	if len(ops) < 2 && !p.has("unset", "unset-all", "remove-section", "rename-section", "add", "replace-all", "e", "edit") {
+		return
+	}
+	var target field
+	switch {
+	case p.has("global"):
+		if k.a.opts.Home == "" {
+			target = unknownField("home directory is not known")
+		} else {
+			target = lit(path.Join(k.a.opts.Home, ".gitconfig"))
+		}
+	case p.has("system"):
+		target = lit("/etc/gitconfig")
+	default:
+		if f, ok := p.get("f", "file"); ok {
+			target = f
+		} else {
+			target = lit(".git/config")
+		}
+	}
+	if len(ops) > 0 {
+		k.attr("key", ops[0].text(k.c))
+	}
+	k.file(Write, target, false)
+}

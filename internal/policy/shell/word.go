@@ -1,0 +1,873 @@
+package shell
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/pattern"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// field is one word after expansion, as far as it can be known.
+type field struct {
+	val    string
+	known  bool
+	reason string // why the field is not known
+	glob   bool   // contains unquoted glob characters
+	subst  bool   // came (partly) from a command substitution
+	remote bool   // came from a substitution that fetches from the network
+	proc   bool   // is a process substitution (/dev/fd/N)
+	under  bool   // stands for files under val (find's {})
+	// tmpl is set when val is code in which ${__WARDEN_ARG} stands for
+	// bind (xargs -I, find -exec sh -c '... {} ...').
+	tmpl bool
+	bind *field
+	pos  int // byte offsets of the source word in ctx.src
+	end  int
+}
+
+func unknownField(reason string) field {
+	return field{reason: reason}
+}
+
+func lit(s string) field {
+	return field{val: s, known: true}
+}
+
+// text is the field as shown in Argv: its value, or its source text when
+// unknown.
+func (f field) text(c *ctx) string {
+	if f.known {
+		return f.val
+	}
+	if t := c.text(span{f.pos, f.end}); t != "" {
+		return t
+	}
+	return f.val
+}
+
+const argVar = "__WARDEN_ARG"
+
+// builder accumulates one field during expansion.
+type builder struct {
+	sb     strings.Builder
+	known  bool
+	reason string
+	glob   bool
+	subst  bool
+	remote bool
+	proc   bool
+	under  bool
+	quoted bool // had quotes or a non-empty literal: never dropped
+}
+
+func (b *builder) copyFrom(o *builder) {
+	b.sb.WriteString(o.sb.String())
+	b.known, b.reason, b.glob, b.subst, b.remote, b.proc, b.under, b.quoted =
+		o.known, o.reason, o.glob, o.subst, o.remote, o.proc, o.under, o.quoted
+}
+
+func (b *builder) taint(f field) {
+	if !f.known {
+		if b.known {
+			b.reason = f.reason
+		}
+		b.known = false
+	}
+	b.subst = b.subst || f.subst
+	b.remote = b.remote || f.remote
+	b.proc = b.proc || f.proc
+	b.under = b.under || f.under
+}
+
+// words expands a list of words into fields.
+func (a *analyzer) words(c *ctx, st *state, ws []*syntax.Word) []field {
+	var out []field
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		out = append(out, a.word(c, st, w, false)...)
+		if len(out) > maxFields*4 {
+			break
+		}
+	}
+	return out
+}
+
+// word expands one word; assign selects assignment rules (no splitting,
+// no brace expansion).
+func (a *analyzer) word(c *ctx, st *state, w *syntax.Word, assign bool) []field {
+	if !assign {
+		syntax.SplitBraces(w)
+	}
+	bs := []*builder{{known: true}}
+	bs = a.parts(c, st, w.Parts, false, bs, !assign, true)
+	sp := nodeSpan(w)
+	out := make([]field, 0, len(bs))
+	for _, b := range bs {
+		if b.sb.Len() == 0 && !b.quoted && b.known {
+			continue // unquoted empty expansion: no field
+		}
+		f := field{val: b.sb.String(), known: b.known, reason: b.reason, glob: b.glob, subst: b.subst,
+			remote: b.remote, proc: b.proc, under: b.under, pos: sp.start, end: sp.end}
+		if !f.known {
+			f.val = ""
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// wordString expands a word in a context without splitting (here-strings,
+// redirections, case subjects) and returns one field.
+func (a *analyzer) wordString(c *ctx, st *state, w *syntax.Word) field {
+	fs := a.word(c, st, w, true)
+	if len(fs) == 0 {
+		sp := nodeSpan(w)
+		return field{known: true, pos: sp.start, end: sp.end}
+	}
+	return fs[0]
+}
+
+func (a *analyzer) parts(c *ctx, st *state, ps []syntax.WordPart, quoted bool, bs []*builder, split, first bool) []*builder {
+	for i, p := range ps {
+		atStart := first && i == 0
+		switch x := p.(type) {
+		case *syntax.Lit:
+			v := x.Value
+			if quoted {
+				v = unescapeDQ(v)
+			} else {
+				var g bool
+				if atStart && strings.HasPrefix(v, "~") {
+					bs = a.tilde(st, v, bs)
+					continue
+				}
+				v, g = unescapeLit(v)
+				for _, b := range bs {
+					b.glob = b.glob || g
+				}
+			}
+			for _, b := range bs {
+				b.sb.WriteString(v)
+				if v != "" {
+					b.quoted = true
+				}
+			}
+		case *syntax.SglQuoted:
+			v := x.Value
+			if x.Dollar {
+				v = ansiC(v)
+			}
+			for _, b := range bs {
+				b.sb.WriteString(v)
+				b.quoted = true
+			}
+		case *syntax.DblQuoted:
+			for _, b := range bs {
+				b.quoted = true
+			}
+			if len(x.Parts) == 1 {
+				if pe, ok := x.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && !pe.Length && len(bs) == 1 {
+					// "$@": one field per positional parameter
+					vals := a.positional(st, pe.Param.Value == "*")
+					bs = appendFields(bs, vals)
+					continue
+				}
+			}
+			bs = a.parts(c, st, x.Parts, true, bs, false, false)
+		case *syntax.ParamExp:
+			vals := a.param(c, st, x, quoted)
+			bs = appendExpansion(bs, vals, quoted || !split)
+		case *syntax.CmdSubst:
+			f := a.cmdSubst(c, st, x)
+			bs = appendExpansion(bs, []field{f}, quoted || !split)
+		case *syntax.ArithmExp:
+			a.substs(c, st, x)
+			f := unknownField("arithmetic expansion is not evaluated")
+			if v, ok := arith(x.X, st); ok {
+				f = lit(strconv.Itoa(v))
+			}
+			for _, b := range bs {
+				b.sb.WriteString(f.val)
+				b.taint(f)
+			}
+		case *syntax.ProcSubst:
+			start := len(a.out.Commands)
+			a.stmts(c.withVia(procVia(x)), st.clone(), x.Stmts)
+			f := unknownField("process substitution")
+			f.proc = true
+			for i := start; i < len(a.out.Commands); i++ {
+				if isFetcher(&a.out.Commands[i]) {
+					f.remote = true
+				}
+			}
+			for _, b := range bs {
+				b.sb.WriteString("/dev/fd/63")
+				b.taint(f)
+			}
+		case *syntax.ExtGlob:
+			for _, b := range bs {
+				b.sb.WriteString(x.Op.String() + x.Pattern.Value + ")")
+				b.glob = true
+			}
+		case *syntax.BraceExp:
+			bs = a.brace(c, st, x, bs)
+		default:
+			f := unknownField("unsupported word part")
+			for _, b := range bs {
+				b.taint(f)
+			}
+		}
+	}
+	return bs
+}
+
+func appendFields(bs []*builder, vals []field) []*builder {
+	if len(vals) == 0 {
+		return bs
+	}
+	b := bs[0]
+	prefix := b.sb.String()
+	out := []*builder{b}
+	b.sb.WriteString(vals[0].val)
+	b.taint(vals[0])
+	for _, v := range vals[1:] {
+		nb := &builder{known: true, quoted: true}
+		nb.sb.WriteString(prefix)
+		nb.sb.WriteString(v.val)
+		nb.taint(v)
+		out = append(out, nb)
+	}
+	return out
+}
+
+// appendExpansion appends expansion results, splitting unquoted known
+// values on whitespace.
+func appendExpansion(bs []*builder, vals []field, noSplit bool) []*builder {
+	for vi, f := range vals {
+		if vi > 0 && len(bs) == 1 {
+			bs = append(bs, &builder{known: true})
+		}
+		if !noSplit && f.known && len(bs) == 1 && strings.ContainsAny(f.val, " \t\n") {
+			parts := strings.Fields(f.val)
+			b := bs[len(bs)-1]
+			for j, p := range parts {
+				if j > 0 {
+					nb := &builder{known: true}
+					bs = append(bs, nb)
+					b = nb
+				}
+				b.sb.WriteString(p)
+				b.taint(f)
+				b.quoted = true
+				if strings.ContainsAny(p, "*?[") {
+					b.glob = true
+				}
+			}
+			continue
+		}
+		for _, b := range bs {
+			b.sb.WriteString(f.val)
+			b.taint(f)
+			if f.val != "" || !f.known {
+				b.quoted = true
+			}
+			if !noSplit && f.known && strings.ContainsAny(f.val, "*?[") {
+				b.glob = true
+			}
+		}
+	}
+	return bs
+}
+
+func (a *analyzer) brace(c *ctx, st *state, x *syntax.BraceExp, bs []*builder) []*builder {
+	var alts [][]*builder
+	if x.Sequence {
+		seq, ok := braceSeq(x)
+		if !ok {
+			f := unknownField("brace sequence is too long to expand")
+			for _, b := range bs {
+				b.taint(f)
+			}
+			return bs
+		}
+		for _, s := range seq {
+			alts = append(alts, []*builder{{known: true, quoted: true}})
+			alts[len(alts)-1][0].sb.WriteString(s)
+		}
+	} else {
+		for _, e := range x.Elems {
+			nb := []*builder{{known: true, quoted: true}}
+			if e != nil {
+				nb = a.parts(c, st, e.Parts, false, nb, false, false)
+			}
+			alts = append(alts, nb)
+		}
+	}
+	var out []*builder
+	for _, b := range bs {
+		for _, alt := range alts {
+			for _, ab := range alt {
+				if len(out) >= maxFields {
+					return out
+				}
+				nb := &builder{}
+				nb.copyFrom(b)
+				nb.sb.WriteString(ab.sb.String())
+				nb.taint(field{known: ab.known, reason: ab.reason, subst: ab.subst, remote: ab.remote})
+				nb.glob = nb.glob || ab.glob
+				nb.quoted = true
+				out = append(out, nb)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return bs
+	}
+	return out
+}
+
+func braceSeq(x *syntax.BraceExp) ([]string, bool) {
+	if len(x.Elems) < 2 {
+		return nil, false
+	}
+	from, to := x.Elems[0].Lit(), x.Elems[1].Lit()
+	incr := 1
+	if len(x.Elems) > 2 {
+		n, err := strconv.Atoi(x.Elems[2].Lit())
+		if err != nil || n == 0 {
+			return nil, false
+		}
+		if n < 0 {
+			n = -n
+		}
+		incr = n
+	}
+	var out []string
+	if a, err1 := strconv.Atoi(from); err1 == nil {
+		b, err2 := strconv.Atoi(to)
+		if err2 != nil {
+			return nil, false
+		}
+		if d := b - a; d > maxFields || -d > maxFields {
+			return nil, false
+		}
+		if a <= b {
+			for i := a; i <= b; i += incr {
+				out = append(out, strconv.Itoa(i))
+			}
+		} else {
+			for i := a; i >= b; i -= incr {
+				out = append(out, strconv.Itoa(i))
+			}
+		}
+		return out, true
+	}
+	if len(from) == 1 && len(to) == 1 {
+		a, b := int(from[0]), int(to[0])
+		if a <= b {
+			for i := a; i <= b; i += incr {
+				out = append(out, string(rune(i)))
+			}
+		} else {
+			for i := a; i >= b; i -= incr {
+				out = append(out, string(rune(i)))
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func (a *analyzer) tilde(st *state, v string, bs []*builder) []*builder {
+	name, rest := v[1:], ""
+	if i := strings.IndexByte(v, '/'); i >= 0 {
+		name, rest = v[1:i], v[i:]
+	}
+	restU, g := unescapeLit(rest)
+	var f field
+	switch name {
+	case "":
+		f = a.lookup(st, "HOME")
+	case "+":
+		f = a.lookup(st, "PWD")
+	default:
+		f = unknownField("home directory of ~" + name + " is not known at check time")
+	}
+	for _, b := range bs {
+		b.sb.WriteString(f.val)
+		b.taint(f)
+		b.sb.WriteString(restU)
+		b.glob = b.glob || g
+		b.quoted = true
+	}
+	return bs
+}
+
+// positional returns $@ (or $* joined).
+func (a *analyzer) positional(st *state, star bool) []field {
+	if !st.posKnown {
+		return []field{unknownField("positional parameters are not known at check time")}
+	}
+	if len(st.pos) <= 1 {
+		return nil
+	}
+	vals := st.pos[1:]
+	if star {
+		f := lit("")
+		parts := make([]string, 0, len(vals))
+		for _, v := range vals {
+			parts = append(parts, v.val)
+			if !v.known {
+				f = v
+			}
+		}
+		if f.known {
+			f.val = strings.Join(parts, " ")
+		}
+		return []field{f}
+	}
+	return vals
+}
+
+// lookup returns the value of variable name.
+func (a *analyzer) lookup(st *state, name string) field {
+	if v, ok := st.vars[name]; ok {
+		if v.unset {
+			return lit("")
+		}
+		return v.f
+	}
+	switch name {
+	case "HOME":
+		if a.opts.Home != "" {
+			return lit(a.opts.Home)
+		}
+	case "PWD":
+		if st.dir != "" {
+			return lit(st.dir)
+		}
+		return unknownField(st.dirWhy)
+	}
+	if v, ok := a.opts.Env[name]; ok {
+		return lit(v)
+	}
+	if len(name) > 0 && name[0] >= '0' && name[0] <= '9' {
+		if n, err := strconv.Atoi(name); err == nil && st.posKnown {
+			if n < len(st.pos) {
+				return st.pos[n]
+			}
+			return lit("")
+		}
+		return unknownField("positional parameter $" + name + " is not known at check time")
+	}
+	return unknownField("variable $" + name + " is not known at check time")
+}
+
+// isSet reports whether name is known to be set (true, true), known to be
+// unset (false, true) or unknown.
+func (a *analyzer) isSet(st *state, name string) (set, known bool) {
+	if v, ok := st.vars[name]; ok {
+		if v.unset {
+			return false, true
+		}
+		if v.f.known {
+			return true, true
+		}
+		return false, false
+	}
+	switch name {
+	case "HOME":
+		if a.opts.Home != "" {
+			return true, true
+		}
+	case "PWD":
+		return true, true
+	}
+	if _, ok := a.opts.Env[name]; ok {
+		return true, true
+	}
+	if len(name) > 0 && name[0] >= '0' && name[0] <= '9' && st.posKnown {
+		n, err := strconv.Atoi(name)
+		return err == nil && n < len(st.pos), true
+	}
+	return false, false
+}
+
+func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []field {
+	if x.Param == nil {
+		return []field{unknownField("unsupported parameter expansion")}
+	}
+	name := x.Param.Value
+	switch {
+	case x.Excl:
+		return []field{unknownField("indirect expansion ${!" + name + "} is not known at check time")}
+	case x.Index != nil:
+		return []field{unknownField("array element ${" + name + "[...]} is not known at check time")}
+	}
+	switch name {
+	case "@", "*":
+		if x.Exp == nil && !x.Length {
+			if quoted {
+				return a.positional(st, true)
+			}
+			return a.positional(st, false)
+		}
+		return []field{unknownField("positional parameters are not known at check time")}
+	case "?", "$", "!", "#", "-", "_", "RANDOM", "SRANDOM", "LINENO", "SECONDS", "BASHPID", "EPOCHREALTIME", "EPOCHSECONDS":
+		if name == "#" && st.posKnown {
+			return []field{lit(strconv.Itoa(max(len(st.pos)-1, 0)))}
+		}
+		return []field{unknownField("special parameter $" + name + " is not known at check time")}
+	}
+	v := a.lookup(st, name)
+	if x.Length {
+		if v.known {
+			return []field{lit(strconv.Itoa(utf8.RuneCountInString(v.val)))}
+		}
+		return []field{unknownField(v.reason)}
+	}
+	if x.Slice != nil || x.Repl != nil || len(x.Modifiers) > 0 || x.Names != 0 {
+		if x.Repl != nil && v.known {
+			if r, ok := a.replace(c, st, v.val, x.Repl); ok {
+				return []field{lit(r)}
+			}
+		}
+		if v.known {
+			return []field{unknownField("expansion of $" + name + " is not evaluated")}
+		}
+		return []field{v}
+	}
+	if x.Exp == nil {
+		return []field{v}
+	}
+	set, known := a.isSet(st, name)
+	empty := known && set && v.known && v.val == ""
+	colon := false
+	switch x.Exp.Op {
+	case syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull, syntax.AlternateUnsetOrNull, syntax.ErrorUnsetOrNull:
+		colon = true
+	}
+	useWord := func() field {
+		if x.Exp.Word == nil {
+			return lit("")
+		}
+		return a.wordString(c, st, x.Exp.Word)
+	}
+	switch x.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		// an unknown variable takes its default: the default is what a
+		// fresh environment gives and is the value that matters most.
+		if (known && set && !(colon && empty)) || (!known && v.known) {
+			return []field{v}
+		}
+		d := useWord()
+		if x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull {
+			st.vars[name] = variable{f: d}
+		}
+		return []field{d}
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		if known && (!set || (colon && empty)) {
+			return []field{lit("")}
+		}
+		if known {
+			return []field{useWord()}
+		}
+		return []field{unknownField("whether $" + name + " is set is not known at check time")}
+	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		return []field{v}
+	case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+		if !v.known {
+			return []field{v}
+		}
+		pat := useWord()
+		if !pat.known {
+			return []field{unknownField(pat.reason)}
+		}
+		if r, ok := trim(v.val, pat.val, x.Exp.Op); ok {
+			return []field{lit(r)}
+		}
+		return []field{unknownField("pattern removal on $" + name + " is not evaluated")}
+	case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
+		if !v.known || v.val == "" {
+			return []field{v}
+		}
+		switch x.Exp.Op {
+		case syntax.UpperAll:
+			return []field{lit(strings.ToUpper(v.val))}
+		case syntax.LowerAll:
+			return []field{lit(strings.ToLower(v.val))}
+		case syntax.UpperFirst:
+			return []field{lit(strings.ToUpper(v.val[:1]) + v.val[1:])}
+		default:
+			return []field{lit(strings.ToLower(v.val[:1]) + v.val[1:])}
+		}
+	}
+	if v.known {
+		return []field{unknownField("expansion of $" + name + " is not evaluated")}
+	}
+	return []field{v}
+}
+
+func (a *analyzer) replace(c *ctx, st *state, val string, r *syntax.Replace) (string, bool) {
+	if r.Orig == nil {
+		return "", false
+	}
+	o := a.wordString(c, st, r.Orig)
+	w := lit("")
+	if r.With != nil {
+		w = a.wordString(c, st, r.With)
+	}
+	if !o.known || !w.known || o.val == "" || strings.ContainsAny(o.val, "*?[#%") {
+		return "", false
+	}
+	if r.All {
+		return strings.ReplaceAll(val, o.val, w.val), true
+	}
+	return strings.Replace(val, o.val, w.val, 1), true
+}
+
+// trim implements ${v#p}, ${v##p}, ${v%p} and ${v%%p}.
+func trim(val, pat string, op syntax.ParExpOperator) (string, bool) {
+	expr, err := pattern.Regexp(pat, pattern.EntireString)
+	if err != nil {
+		return "", false
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return "", false
+	}
+	n := len(val)
+	switch op {
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= n; i++ {
+			if re.MatchString(val[:i]) {
+				return val[i:], true
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := n; i >= 0; i-- {
+			if re.MatchString(val[:i]) {
+				return val[i:], true
+			}
+		}
+	case syntax.RemSmallSuffix:
+		for i := n; i >= 0; i-- {
+			if re.MatchString(val[i:]) {
+				return val[:i], true
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= n; i++ {
+			if re.MatchString(val[i:]) {
+				return val[:i], true
+			}
+		}
+	}
+	return val, true
+}
+
+// cmdSubst analyses $(...) and folds the few outputs that are known.
+func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
+	start := len(a.out.Commands)
+	sub := st.clone()
+	a.stmts(c.withVia("$()"), sub, x.Stmts)
+	f := unknownField("output of command substitution is not known at check time")
+	f.subst = true
+	for i := start; i < len(a.out.Commands); i++ {
+		if isFetcher(&a.out.Commands[i]) {
+			f.remote = true
+			f.reason = "output of command substitution comes from the network"
+		}
+	}
+	if f.remote || len(x.Stmts) != 1 || len(a.out.Commands)-start != 1 || len(x.Stmts[0].Redirs) > 0 {
+		return f
+	}
+	cm, m := a.out.Commands[start], a.meta[start]
+	if !m.argsKnown {
+		return f
+	}
+	switch cm.Name {
+	case "pwd":
+		if cm.Dir != "" {
+			return field{val: cm.Dir, known: true, subst: true}
+		}
+	case "echo", "printf":
+		if out, ok := literalOutput(a.out.Commands[start:start+1], a.meta[start:start+1]); ok {
+			return field{val: strings.TrimRight(out, "\n"), known: true, subst: true}
+		}
+	}
+	return f
+}
+
+// unescapeLit removes unquoted backslash escapes and reports unescaped
+// glob characters.
+func unescapeLit(s string) (string, bool) {
+	if !strings.ContainsAny(s, "\\*?[") {
+		return s, false
+	}
+	var b strings.Builder
+	glob := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch == '\\' {
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					b.WriteByte(s[i])
+				}
+			}
+			continue
+		}
+		if ch == '*' || ch == '?' || ch == '[' {
+			glob = true
+		}
+		b.WriteByte(ch)
+	}
+	return b.String(), glob
+}
+
+// unescapeDQ removes the backslash escapes that double quotes honour.
+func unescapeDQ(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+				b.WriteByte(s[i])
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes the body of a $'...' string.
+func ansiC(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch ch := s[i]; ch {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case '\\', '\'', '"', '?':
+			b.WriteByte(ch)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			maxd := 2
+			switch ch {
+			case 'u':
+				maxd = 4
+			case 'U':
+				maxd = 8
+			}
+			j := i + 1
+			for j < len(s) && j-i-1 < maxd && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(ch)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if ch == 'x' {
+				b.WriteByte(byte(n))
+			} else if utf8.ValidRune(rune(n)) {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		default:
+			if ch >= '0' && ch <= '7' {
+				j := i
+				for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+					j++
+				}
+				n, _ := strconv.ParseUint(s[i:j], 8, 16)
+				b.WriteByte(byte(n))
+				i = j - 1
+				continue
+			}
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// arith evaluates simple literal arithmetic.
+func arith(e syntax.ArithmExpr, st *state) (int, bool) {
+	switch x := e.(type) {
+	case *syntax.Word:
+		s := x.Lit()
+		if n, err := strconv.Atoi(s); err == nil {
+			return n, true
+		}
+		if v, ok := st.vars[s]; ok && v.f.known {
+			n, err := strconv.Atoi(v.f.val)
+			return n, err == nil
+		}
+	case *syntax.ParenArithm:
+		return arith(x.X, st)
+	case *syntax.BinaryArithm:
+		l, ok1 := arith(x.X, st)
+		r, ok2 := arith(x.Y, st)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch x.Op {
+		case syntax.Add:
+			return l + r, true
+		case syntax.Sub:
+			return l - r, true
+		case syntax.Mul:
+			return l * r, true
+		case syntax.Quo:
+			if r != 0 {
+				return l / r, true
+			}
+		}
+	}
+	return 0, false
+}

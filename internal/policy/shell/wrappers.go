@@ -1,0 +1,548 @@
+package shell
+
+import (
+	"strings"
+)
+
+// privilege records running as another user.
+func (k *call) privilege(user string) {
+	if user == "" {
+		user = "root"
+	}
+	k.eff(Effect{Kind: Privilege, Target: user})
+	k.tag(TagPrivilege)
+	k.attr("user", user)
+}
+
+func (k *call) sudo() {
+	p := parseOpts(k.args, spec{arg: "CDgpRrTtUu", long: []string{"user", "group", "chdir", "prompt", "role", "type",
+		"other-user", "command-timeout", "close-from", "chroot", "host"}, stop: true})
+	user := "root"
+	if u, ok := p.get("u", "user"); ok {
+		user = u.text(k.c)
+	}
+	k.privilege(user)
+	if p.has("l", "list", "v", "validate", "k", "reset-timestamp", "K", "remove-timestamp", "V", "version", "h", "help") && len(p.ops) == 0 {
+		return
+	}
+	if p.has("e", "edit") {
+		k.files(Write, p.ops, false)
+		return
+	}
+	var st *state
+	if d, ok := p.get("D", "chdir"); ok {
+		st = k.withDir(d)
+	} else if p.has("i", "login") {
+		st = k.st.clone()
+		st.setDir("", "sudo -i starts in the target user's home directory")
+	}
+	if len(p.ops) == 0 && p.has("s", "shell", "i", "login") {
+		k.attr("shell", "interactive")
+	}
+	k.inner(p.ops, "sudo", st, nil)
+}
+
+func (k *call) doas() {
+	p := parseOpts(k.args, spec{arg: "uC", stop: true})
+	user := "root"
+	if u, ok := p.get("u"); ok {
+		user = u.text(k.c)
+	}
+	k.privilege(user)
+	k.inner(p.ops, k.name, nil, nil)
+}
+
+func (k *call) pkexec() {
+	p := parseOpts(k.args, spec{long: []string{"user"}, stop: true})
+	user := "root"
+	if u, ok := p.get("user", "u"); ok {
+		user = u.text(k.c)
+	}
+	k.privilege(user)
+	k.inner(p.ops, k.name, nil, nil)
+}
+
+func (k *call) su() {
+	p := parseOpts(k.args, spec{arg: "cgGsw", long: []string{"command", "group", "supp-group", "shell", "session-command", "whitelist-environment"}})
+	user := "root"
+	var ops []field
+	for _, o := range p.ops {
+		if o.known && o.val == "-" {
+			continue
+		}
+		ops = append(ops, o)
+	}
+	if len(ops) > 0 {
+		user = ops[0].text(k.c)
+	}
+	k.privilege(user)
+	if code, ok := p.get("c", "command", "session-command"); ok {
+		k.nested(code, "su -c", nil, false)
+	}
+}
+
+func (k *call) runuser() {
+	p := parseOpts(k.args, spec{arg: "ugGcsw", long: []string{"user", "group", "supp-group", "command", "shell", "session-command"}, stop: true})
+	if u, ok := p.get("u", "user"); ok {
+		k.privilege(u.text(k.c))
+		k.inner(p.ops, "runuser", nil, nil)
+		return
+	}
+	user := "root"
+	if len(p.ops) > 0 {
+		user = p.ops[0].text(k.c)
+	}
+	k.privilege(user)
+	if code, ok := p.get("c", "command", "session-command"); ok {
+		k.nested(code, "runuser -c", nil, false)
+	}
+}
+
+func (k *call) env() {
+	k.wrapper = true
+	args := k.args
+	env := map[string]field{}
+	var st *state
+	i := 0
+	takeNext := func() (field, bool) {
+		if i+1 < len(args) {
+			i++
+			return args[i], true
+		}
+		return field{}, false
+	}
+loop:
+	for ; i < len(args); i++ {
+		f := args[i]
+		v := f.val
+		if !f.known {
+			break
+		}
+		switch {
+		case v == "-" || v == "--":
+			if v == "--" {
+				i++
+			}
+			break loop
+		case v == "-C" || v == "--chdir":
+			if d, ok := takeNext(); ok {
+				st = k.withDir(d)
+			}
+		case strings.HasPrefix(v, "--chdir="):
+			st = k.withDir(sub(f, v[len("--chdir="):]))
+		case v == "-u" || v == "--unset":
+			takeNext()
+		case v == "-S" || v == "--split-string" || strings.HasPrefix(v, "--split-string=") || (strings.HasPrefix(v, "-S") && len(v) > 2):
+			var s field
+			switch {
+			case strings.HasPrefix(v, "--split-string="):
+				s = sub(f, v[len("--split-string="):])
+			case len(v) > 2 && v[1] == 'S':
+				s = sub(f, v[2:])
+			default:
+				s, _ = takeNext()
+			}
+			var words []field
+			if s.known {
+				for _, w := range strings.Fields(s.val) {
+					words = append(words, sub(s, w))
+				}
+			} else {
+				words = append(words, s)
+			}
+			rest := append(words, args[i+1:]...)
+			k.inner(rest, "env", st, env)
+			return
+		case strings.HasPrefix(v, "--"):
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			if j := strings.IndexAny(v, "Cu"); j > 0 {
+				val := v[j+1:]
+				if val == "" {
+					if d, ok := takeNext(); ok && v[j] == 'C' {
+						st = k.withDir(d)
+					}
+				} else if v[j] == 'C' {
+					st = k.withDir(sub(f, val))
+				}
+			}
+		case strings.Contains(v, "=") && !strings.HasPrefix(v, "="):
+			name, val, _ := strings.Cut(v, "=")
+			env[name] = sub(f, val)
+		default:
+			break loop
+		}
+	}
+	if i >= len(args) {
+		return
+	}
+	k.inner(args[i:], "env", st, env)
+}
+
+// simpleWrapper unwraps programs whose options are followed by a command.
+func (k *call) simpleWrapper(s spec, skip int) {
+	k.wrapper = true
+	s.stop = true
+	p := parseOpts(k.args, s)
+	ops := p.ops
+	if skip > len(ops) {
+		return
+	}
+	k.inner(ops[skip:], k.name, nil, nil)
+}
+
+func (k *call) commandBuiltin() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{stop: true})
+	if p.has("v", "V") {
+		return
+	}
+	k.inner(p.ops, k.name, nil, nil)
+}
+
+func (k *call) timeCmd() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "fo", long: []string{"format", "output"}, stop: true})
+	if o, ok := p.get("o", "output"); ok {
+		k.file(Write, o, false)
+	}
+	k.inner(p.ops, "time", nil, nil)
+}
+
+func (k *call) ionice() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}, stop: true})
+	if p.has("p", "P", "u", "pid", "pgid", "uid") {
+		return
+	}
+	k.inner(p.ops, "ionice", nil, nil)
+}
+
+func (k *call) chrt() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, stop: true})
+	if p.has("p", "pid", "m", "max") || len(p.ops) < 2 {
+		return
+	}
+	k.inner(p.ops[1:], "chrt", nil, nil)
+}
+
+func (k *call) taskset() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{stop: true})
+	if p.has("p", "pid") || len(p.ops) < 2 {
+		return
+	}
+	k.inner(p.ops[1:], "taskset", nil, nil)
+}
+
+func (k *call) flock() {
+	k.wrapper = true
+	s := spec{arg: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}, stop: true}
+	p := parseOpts(k.args, s)
+	if len(p.ops) == 0 {
+		return
+	}
+	if code, ok := p.get("c", "command"); ok {
+		k.nested(code, "flock -c", nil, false)
+		return
+	}
+	rest := parseOpts(p.ops[1:], s)
+	if code, ok := rest.get("c", "command"); ok {
+		k.nested(code, "flock -c", nil, false)
+		return
+	}
+	k.inner(rest.ops, "flock", nil, nil)
+}
+
+func (k *call) traceCmd() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "eopPsuEaXSObIUlnxFL", long: []string{"output", "attach", "user", "env", "string-limit", "trace", "signal", "status"}, stop: true})
+	for _, o := range p.all("o", "output") {
+		k.file(Write, o, false)
+	}
+	if p.has("p", "attach") {
+		return
+	}
+	k.inner(p.ops, k.name, nil, nil)
+}
+
+func (k *call) chroot() {
+	p := parseOpts(k.args, spec{long: []string{"userspec", "groups"}, stop: true})
+	if len(p.ops) == 0 {
+		return
+	}
+	k.tag(TagPrivilege)
+	if e, ok := k.a.target(k.st, Privilege, p.ops[0], false); ok {
+		k.eff(e)
+	}
+	k.inner(p.ops[1:], "chroot", nil, nil)
+}
+
+// joinCode joins words into a shell command string.
+func joinCode(fs []field) field {
+	out := field{known: true}
+	parts := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if !f.known {
+			out = f
+			out.known = false
+			return out
+		}
+		parts = append(parts, f.val)
+	}
+	out.val = strings.Join(parts, " ")
+	return out
+}
+
+func (k *call) watch() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "nq", optArg: "d", long: []string{"interval", "equexit"}, stop: true})
+	if len(p.ops) == 0 {
+		return
+	}
+	if p.has("x", "exec") {
+		k.inner(p.ops, "watch", nil, nil)
+		return
+	}
+	k.nested(joinCode(p.ops), "watch", nil, false)
+}
+
+func (k *call) xargs() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "adEILnPs", optArg: "eil", long: []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, stop: true})
+	src := unknownField("arguments come from stdin")
+	src.remote = k.c.stdin.remote
+	if af, ok := p.get("a", "arg-file"); ok {
+		k.file(Read, af, false)
+		src = unknownField("arguments come from file " + af.text(k.c))
+	}
+	repl := ""
+	if r, ok := p.get("I"); ok {
+		repl = r.val
+	}
+	for _, o := range p.opts {
+		if o.name == "i" || o.name == "replace" {
+			repl = "{}"
+			if o.has && o.val.val != "" {
+				repl = o.val.val
+			}
+		}
+	}
+	cmd := p.ops
+	if len(cmd) == 0 {
+		return // echo
+	}
+	// the command's stdin is not xargs' stdin
+	saved := k.c
+	k.c = k.c.withStdin(stdinInfo{})
+	k.inner(k.substArgs(cmd, repl, src), "xargs", nil, nil)
+	k.c = saved
+}
+
+// substArgs replaces repl in the words of cmd by the value bind (appended
+// as an extra argument when repl is "").
+func (k *call) substArgs(cmd []field, repl string, bind field) []field {
+	out := make([]field, 0, len(cmd)+1)
+	for _, f := range cmd {
+		if repl != "" && f.known && strings.Contains(f.val, repl) {
+			if f.val == repl {
+				b := bind
+				b.pos, b.end = f.pos, f.end
+				out = append(out, b)
+				continue
+			}
+			t := f
+			t.val = strings.ReplaceAll(f.val, repl, "${"+argVar+"}")
+			t.known = false
+			t.tmpl = true
+			bc := bind
+			t.bind = &bc
+			t.reason = bind.reason
+			t.under = bind.under
+			out = append(out, t)
+			continue
+		}
+		out = append(out, f)
+	}
+	if repl == "" {
+		b := bind
+		if len(cmd) > 0 {
+			b.pos, b.end = cmd[len(cmd)-1].end, cmd[len(cmd)-1].end
+		}
+		if !b.known && b.val == "" {
+			b.val = "{stdin}"
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func (k *call) parallel() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "jSadEIinNLPX", long: []string{"jobs", "sshlogin", "arg-file", "colsep", "delimiter", "delay", "timeout",
+		"joblog", "results", "tmpdir", "halt", "retries", "env", "tag-string", "max-args", "max-replace-args", "memfree", "load", "workdir", "basefile"}, stop: true})
+	var cmd, items []field
+	sep := ""
+	for i, f := range p.ops {
+		if f.known && (f.val == ":::" || f.val == "::::" || f.val == ":::+" || f.val == "::::+") {
+			sep = f.val
+			cmd = p.ops[:i]
+			items = p.ops[i+1:]
+			break
+		}
+	}
+	if sep == "" {
+		cmd = p.ops
+	}
+	if len(cmd) == 0 {
+		return
+	}
+	code := joinCode(cmd)
+	if !code.known {
+		k.nested(code, "parallel", nil, false)
+		return
+	}
+	tmpl := code.val
+	replaced := false
+	for _, r := range []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}"} {
+		if strings.Contains(tmpl, r) {
+			tmpl = strings.ReplaceAll(tmpl, r, "${"+argVar+"}")
+			replaced = true
+		}
+	}
+	if !replaced {
+		tmpl += " ${" + argVar + "}"
+	}
+	var binds []field
+	switch {
+	case strings.HasPrefix(sep, ":::") && !strings.HasPrefix(sep, "::::") && len(items) > 0 && len(items) <= maxLoopItems:
+		binds = items
+	case strings.HasPrefix(sep, "::::"):
+		k.files(Read, items, false)
+		binds = []field{unknownField("arguments come from files")}
+	default:
+		u := unknownField("arguments come from stdin")
+		u.remote = k.c.stdin.remote
+		binds = []field{u}
+	}
+	for _, b := range binds {
+		bc := b
+		k.nested(field{val: tmpl, tmpl: true, bind: &bc, reason: b.reason}, "parallel", nil, false)
+	}
+}
+
+func (k *call) find() {
+	args := k.args
+	i := 0
+	for i < len(args) && args[i].known {
+		v := args[i].val
+		if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") {
+			i++
+			continue
+		}
+		if v == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	var roots []field
+	for i < len(args) {
+		v := args[i]
+		if v.known && (strings.HasPrefix(v.val, "-") || v.val == "(" || v.val == "!" || v.val == ")" || v.val == ",") {
+			break
+		}
+		roots = append(roots, v)
+		i++
+	}
+	if len(roots) == 0 {
+		r := lit(".")
+		r.pos, r.end = k.argv[0].end, k.argv[0].end
+		roots = []field{r}
+	}
+	k.files(Read, roots, true)
+	if len(roots) > maxFindRoots {
+		roots = roots[:maxFindRoots]
+	}
+	expr := args[i:]
+	for j := 0; j < len(expr); j++ {
+		if !expr[j].known {
+			continue
+		}
+		v := expr[j].val
+		switch v {
+		case "-delete":
+			k.files(Delete, roots, true)
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j++
+			start := j
+			for j < len(expr) && !(expr[j].known && (expr[j].val == ";" || expr[j].val == "+")) {
+				j++
+			}
+			cmd := expr[start:min(j, len(expr))]
+			if len(cmd) == 0 {
+				continue
+			}
+			for _, r := range roots {
+				rb := r
+				rb.under = true
+				var st *state
+				if v == "-execdir" || v == "-okdir" {
+					st = k.withDir(r)
+				}
+				k.inner(k.substArgs(cmd, "{}", rb), "find "+v, st, nil)
+			}
+		case "-fprint", "-fprint0", "-fls", "-fprintf":
+			if j+1 < len(expr) {
+				j++
+				k.file(Write, expr[j], false)
+			}
+			if v == "-fprintf" {
+				j++
+			}
+		case "-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-type", "-xtype", "-size", "-mtime", "-mmin",
+			"-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-user", "-group", "-perm", "-maxdepth", "-mindepth",
+			"-printf", "-wholename", "-iwholename", "-lname", "-ilname", "-inum", "-links", "-uid", "-gid", "-samefile",
+			"-used", "-fstype", "-context", "-regextype", "-files0-from", "-newermt", "-newerct", "-newerat":
+			j++
+		}
+	}
+}
+
+func (k *call) busybox() {
+	k.wrapper = true
+	args := k.args
+	for len(args) > 0 && args[0].known && strings.HasPrefix(args[0].val, "-") {
+		args = args[1:]
+	}
+	k.inner(args, k.name, nil, nil)
+}
+
+// npx runs a package's binary: npx, bunx, pnpx, pnpm dlx, yarn dlx.
+func (k *call) npx(args []field, label string) {
+	k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
+	p := parseOpts(args, spec{arg: "pc", long: []string{"package", "call"}, stop: true})
+	if code, ok := p.get("c", "call"); ok {
+		k.nested(code, label+" -c", nil, false)
+		return
+	}
+	if len(p.ops) == 0 {
+		return
+	}
+	pkg := p.ops[0]
+	if pkg.known {
+		n := pkg.val
+		if strings.HasPrefix(n, "@") {
+			if i := strings.IndexByte(n, '/'); i > 0 {
+				n = n[i+1:]
+			}
+		}
+		if i := strings.IndexByte(n, '@'); i > 0 {
+			n = n[:i]
+		}
+		pkg = sub(pkg, n)
+		k.eff(Effect{Kind: Exec, Target: n})
+	}
+	argv := append([]field{pkg}, p.ops[1:]...)
+	k.inner(argv, label, nil, nil)
+}

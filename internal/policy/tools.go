@@ -1,0 +1,329 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/warden-dev/warden/internal/policy/shell"
+)
+
+// toolKind is what a tool does, whatever an agent calls it.
+type toolKind int
+
+const (
+	kindOther toolKind = iota
+	kindShell
+	kindRead
+	kindWrite
+	kindEdit
+	kindPatch
+	kindList
+	kindGlob
+	kindGrep
+	kindFetch
+	kindMCP
+)
+
+// canonicalNames are the kinds' names for `tools:` patterns.
+var canonicalNames = map[toolKind]string{
+	kindShell: "bash", kindRead: "read", kindWrite: "write", kindEdit: "edit",
+	kindPatch: "patch", kindList: "list", kindGlob: "glob", kindGrep: "grep",
+	kindFetch: "webfetch", kindMCP: "mcp",
+}
+
+// toolKinds maps lower-cased tool names of the agents warden knows
+// (OpenCode, Claude Code, Codex, Gemini CLI, warden's own) to kinds.
+var toolKinds = map[string]toolKind{
+	"bash": kindShell, "sh": kindShell, "shell": kindShell, "zsh": kindShell,
+	"run_shell_command": kindShell, "exec_command": kindShell, "shell_command": kindShell,
+	"local_shell": kindShell, "run_command": kindShell, "run_terminal_cmd": kindShell,
+	"terminal": kindShell, "execute_command": kindShell, "exec": kindShell,
+	"read": kindRead, "read_file": kindRead, "view": kindRead, "notebookread": kindRead,
+	"read_many_files": kindRead,
+	"write": kindWrite, "write_file": kindWrite, "create": kindWrite, "create_file": kindWrite,
+	"edit": kindEdit, "multiedit": kindEdit, "notebookedit": kindEdit, "replace": kindEdit,
+	"str_replace": kindEdit, "str_replace_editor": kindEdit, "str_replace_based_edit_tool": kindEdit,
+	"edit_file": kindEdit,
+	"patch": kindPatch, "apply_patch": kindPatch,
+	"list": kindList, "ls": kindList, "list_directory": kindList, "list_dir": kindList,
+	"glob": kindGlob, "find_files": kindGlob,
+	"grep": kindGrep, "search_file_content": kindGrep,
+	"webfetch": kindFetch, "web_fetch": kindFetch, "fetch": kindFetch,
+}
+
+// pathKeys are the argument names file tools put a path in.
+var pathKeys = []string{"filePath", "file_path", "path", "notebook_path", "absolute_path", "filename", "file", "target_file", "dir_path", "directory"}
+
+// call is a call normalised for matching.
+type call struct {
+	Call
+	tool  string // lower-cased tool name
+	kind  toolKind
+	canon string // canonical kind name ("" for unknown tools)
+	input string // command line, path or URL
+	cwd   string // absolute cwd, "" if unknown
+	rawWS string // effective workspace as given (cwd when Workspace is "")
+	ws    string // workspace for classification ("" if none or too broad)
+	wsR   string // ws after symlinks
+}
+
+func toolKindOf(name string, args map[string]any) toolKind {
+	lower := strings.ToLower(name)
+	if k, ok := toolKinds[lower]; ok {
+		return k
+	}
+	if strings.HasPrefix(lower, "mcp__") {
+		// An MCP tool that runs a command line is judged as a shell.
+		if _, ok := args["command"].(string); ok && looksLikeShell(lower) {
+			return kindShell
+		}
+		return kindMCP
+	}
+	if _, ok := args["command"]; ok && looksLikeShell(lower) {
+		return kindShell
+	}
+	return kindOther
+}
+
+func looksLikeShell(name string) bool {
+	for _, w := range []string{"bash", "shell", "terminal", "exec", "run_command", "execute_command"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalise fills in the call's kind, input, cwd and workspace. It does no
+// I/O: symlinks are resolved by the caller.
+func normalise(c Call) call {
+	n := call{Call: c, tool: strings.ToLower(c.Tool)}
+	n.kind = toolKindOf(c.Tool, c.Args)
+	n.canon = canonicalNames[n.kind]
+	ws := c.Workspace
+	if ws != "" {
+		if filepath.IsAbs(ws) {
+			ws = filepath.Clean(ws)
+		} else {
+			ws = "" // a relative workspace says nothing
+		}
+	}
+	cwd := c.Cwd
+	switch {
+	case cwd == "":
+		cwd = ws
+	case filepath.IsAbs(cwd):
+		cwd = filepath.Clean(cwd)
+	case ws != "":
+		cwd = filepath.Join(ws, cwd)
+	default:
+		cwd = ""
+	}
+	if ws == "" {
+		ws = cwd // unknown workspace: the cwd stands in for it
+	}
+	n.cwd, n.rawWS, n.ws = cwd, ws, ws
+	n.input = inputOf(n.kind, c.Args)
+	return n
+}
+
+// inputOf is the call's one-line input: command, path or URL.
+func inputOf(k toolKind, args map[string]any) string {
+	switch k {
+	case kindShell:
+		return commandOf(args)
+	case kindFetch:
+		s, _ := args["url"].(string)
+		return s
+	case kindPatch:
+		for _, key := range []string{"patchText", "patch", "input"} {
+			if s, ok := args[key].(string); ok {
+				return s
+			}
+		}
+		return ""
+	}
+	if p := pathArg(args); p != "" {
+		return p
+	}
+	if ps := pathList(args); len(ps) > 0 {
+		return strings.Join(ps, " ")
+	}
+	return ""
+}
+
+// commandOf returns a shell tool's command line. A command given as a list
+// (Codex's ["bash","-lc","..."]) is quoted back into one line.
+func commandOf(args map[string]any) string {
+	for _, key := range []string{"command", "cmd", "script"} {
+		switch v := args[key].(type) {
+		case string:
+			return v
+		case []any:
+			parts := make([]string, 0, len(v))
+			for _, x := range v {
+				s, _ := x.(string)
+				parts = append(parts, shellQuote(s))
+			}
+			return strings.Join(parts, " ")
+		case []string:
+			parts := make([]string, 0, len(v))
+			for _, s := range v {
+				parts = append(parts, shellQuote(s))
+			}
+			return strings.Join(parts, " ")
+		}
+	}
+	return ""
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~=%") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func pathArg(args map[string]any) string {
+	for _, k := range pathKeys {
+		if s, ok := args[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func pathList(args map[string]any) []string {
+	var out []string
+	if l, ok := args["paths"].([]any); ok {
+		for _, x := range l {
+			if s, ok := x.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// absPath makes a tool's path absolute: "~" is the home dir, relative paths
+// are against cwd. ok is false when that cannot be done.
+func absPath(p, cwd, home string) (string, bool) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home == "" {
+			return "", false
+		}
+		p = home + p[1:]
+	}
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	if !filepath.IsAbs(p) {
+		if cwd == "" {
+			return "", false
+		}
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p), true
+}
+
+// fileEffects are the effects of a non-shell tool call.
+func fileEffects(n *call, home string) []shell.Effect {
+	mk := func(kind shell.Kind, p string, recursive bool) shell.Effect {
+		if p == "" {
+			return shell.Effect{Kind: kind, Unknown: true, Reason: "the tool call names no path", Recursive: recursive}
+		}
+		abs, ok := absPath(p, n.cwd, home)
+		if !ok {
+			return shell.Effect{Kind: kind, Unknown: true, Reason: "relative path " + p + " with no working directory", Recursive: recursive}
+		}
+		return shell.Effect{Kind: kind, Target: abs, Recursive: recursive}
+	}
+	args := n.Args
+	switch n.kind {
+	case kindRead:
+		if ps := pathList(args); len(ps) > 0 && pathArg(args) == "" {
+			out := make([]shell.Effect, 0, len(ps))
+			for _, p := range ps {
+				out = append(out, mk(shell.Read, p, false))
+			}
+			return out
+		}
+		return []shell.Effect{mk(shell.Read, pathArg(args), false)}
+	case kindWrite, kindEdit:
+		return []shell.Effect{mk(shell.Write, pathArg(args), false)}
+	case kindList:
+		p := pathArg(args)
+		if p == "" {
+			p = n.cwd
+		}
+		return []shell.Effect{mk(shell.Read, p, false)}
+	case kindGlob:
+		p := pathArg(args)
+		if p == "" {
+			p = n.cwd
+		}
+		return []shell.Effect{mk(shell.Read, p, false)}
+	case kindGrep:
+		p := pathArg(args)
+		if p == "" {
+			p = n.cwd
+		}
+		return []shell.Effect{mk(shell.Read, p, true)}
+	case kindPatch:
+		effs := patchEffects(n.input, mk)
+		if len(effs) == 0 {
+			if p := pathArg(args); p != "" {
+				return []shell.Effect{mk(shell.Write, p, false)}
+			}
+			return []shell.Effect{{Kind: shell.Write, Unknown: true, Reason: "the patch names no file warden can read"}}
+		}
+		return effs
+	case kindFetch:
+		u := n.input
+		if strings.HasPrefix(u, "file://") {
+			return []shell.Effect{mk(shell.Read, u, false)}
+		}
+		return []shell.Effect{{Kind: shell.Network, Target: u}}
+	}
+	return nil
+}
+
+// patchEffects reads the files a patch touches: the apply_patch format
+// ("*** Update File: p") and unified diffs ("+++ b/p").
+func patchEffects(text string, mk func(shell.Kind, string, bool) shell.Effect) []shell.Effect {
+	var out []shell.Effect
+	minus := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case strings.HasPrefix(line, "*** Add File: "):
+			out = append(out, mk(shell.Write, strings.TrimSpace(line[len("*** Add File: "):]), false))
+		case strings.HasPrefix(line, "*** Update File: "):
+			out = append(out, mk(shell.Write, strings.TrimSpace(line[len("*** Update File: "):]), false))
+		case strings.HasPrefix(line, "*** Move to: "):
+			out = append(out, mk(shell.Write, strings.TrimSpace(line[len("*** Move to: "):]), false))
+		case strings.HasPrefix(line, "*** Delete File: "):
+			out = append(out, mk(shell.Delete, strings.TrimSpace(line[len("*** Delete File: "):]), false))
+		case strings.HasPrefix(line, "--- "):
+			minus = diffPath(line[4:], "a/")
+		case strings.HasPrefix(line, "+++ "):
+			p := diffPath(line[4:], "b/")
+			switch {
+			case p != "/dev/null":
+				out = append(out, mk(shell.Write, p, false))
+			case minus != "" && minus != "/dev/null":
+				out = append(out, mk(shell.Delete, minus, false))
+			}
+		}
+	}
+	return out
+}
+
+// diffPath is the path of a unified diff's ---/+++ line.
+func diffPath(s, prefix string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimPrefix(s, prefix)
+}

@@ -1,0 +1,173 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/store"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// rawConn opens a plain connection on path, outside the store.
+func rawConn(t *testing.T, path string) (*sql.DB, *sql.Conn) {
+	t.Helper()
+	db, err := openDB(path, "_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(); db.Close() })
+	return db, conn
+}
+
+func userVersion(t *testing.T, conn *sql.Conn) int {
+	t.Helper()
+	var v int
+	if err := conn.QueryRowContext(t.Context(), "PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestMigrateExistingDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(t.Context(), event.Event{Session: "s", Type: event.ToolCall, Data: []byte(`{"keep":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	_, conn := rawConn(t, path)
+	ctx := t.Context()
+	// A failing migration is applied not at all, even its good statements.
+	bad := append(migrations(),
+		migration{name: "half", sql: `CREATE TABLE half_done (x); ALTER TABLE no_such_table ADD COLUMN y;`})
+	if err := migrate(ctx, conn, bad); err == nil {
+		t.Fatal("a failing migration succeeded")
+	}
+	if v := userVersion(t, conn); v != SchemaVersion() {
+		t.Fatalf("user_version %d after a failed migration, want %d", v, SchemaVersion())
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'half_done'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("failed migration left half_done behind (n=%d, err=%v)", n, err)
+	}
+
+	// A good one is applied to the existing data.
+	next := append(migrations(),
+		migration{name: "note", sql: `ALTER TABLE events ADD COLUMN note TEXT NOT NULL DEFAULT 'migrated'`})
+	if err := migrate(ctx, conn, next); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	if v := userVersion(t, conn); v != len(next) {
+		t.Fatalf("user_version %d, want %d", v, len(next))
+	}
+	var data, note string
+	if err := conn.QueryRowContext(ctx, `SELECT data, note FROM events WHERE session = 's' AND seq = 1`).Scan(&data, &note); err != nil {
+		t.Fatal(err)
+	}
+	if data != `{"keep":1}` || note != "migrated" {
+		t.Fatalf("after migration: data %q note %q", data, note)
+	}
+	// Applying the same list again is a no-op.
+	if err := migrate(ctx, conn, next); err != nil {
+		t.Fatalf("re-migrate: %v", err)
+	}
+	// And this build now refuses the file: it is newer than it knows.
+	conn.Close()
+	if _, err := Open(path); !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("Open of a newer schema = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+// TestGroupCommitIsolatesFailures makes some inserts fail inside the
+// transaction (past validation, as a disk or constraint error would) while
+// many writers share group commits: only the failing appends fail, and no
+// sequence number is lost.
+func TestGroupCommitIsolatesFailures(t *testing.T) {
+	poison := errors.New("injected insert failure")
+	s, err := Open(filepath.Join(t.TempDir(), "events.db"), withInsertHook(func(source string) error {
+		if source == "poison" {
+			return poison
+		}
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	var (
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+		acked  []event.Event
+		probs  []error
+		failed int
+	)
+	for g := range 32 {
+		wg.Go(func() {
+			for i := range 100 {
+				bad := (g*100+i)%11 == 0
+				batch := []event.Event{{Session: fmt.Sprintf("s%d", i%4), Type: event.ToolCall}}
+				if bad {
+					batch = append(batch, event.Event{Session: fmt.Sprintf("s%d", i%4), Type: event.ToolCall, Source: "poison"})
+				}
+				out, err := s.Append(context.Background(), batch...)
+				mu.Lock()
+				switch {
+				case bad && !errors.Is(err, poison):
+					probs = append(probs, fmt.Errorf("poisoned append: err = %v", err))
+				case bad:
+					failed++
+				case err != nil:
+					probs = append(probs, fmt.Errorf("good append failed: %w", err))
+				default:
+					acked = append(acked, out...)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(probs...); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Events(t.Context(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(acked) {
+		t.Fatalf("%d stored, %d acknowledged", len(all), len(acked))
+	}
+	next := map[string]int64{}
+	for _, e := range all {
+		next[e.Session]++
+		if e.Seq != next[e.Session] {
+			t.Fatalf("session %s: seq %d, want %d", e.Session, e.Seq, next[e.Session])
+		}
+	}
+	st := s.Stats()
+	t.Logf("%d good, %d poisoned; stats %+v", len(acked), failed, st)
+	if failed == 0 || st.Retries == 0 {
+		t.Fatalf("the failure path was not exercised: failed=%d stats=%+v", failed, st)
+	}
+}
