@@ -58,6 +58,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 		newApproveCmd(o),
 		newDenyCmd(o),
 		newPolicyCmd(o),
+		newInstallCmd(o),
 		newVersionCmd(o),
 	)
 	return root

@@ -20,6 +20,11 @@ type GateRequest struct {
 	Source string
 	// Extra holds door-specific fields kept in the tool.call record as-is.
 	Extra map[string]any
+	// Truncated says the door received only the head of the call (a
+	// spec-only monitor client cuts commands at 100 characters). A call the
+	// policy would allow on its head alone is asked about instead, since the
+	// unseen tail could do anything; a deny stands.
+	Truncated bool
 }
 
 // Verdict is the core's final answer for a gated call: the call may run only
@@ -39,11 +44,12 @@ type Verdict struct {
 
 // toolCallData is the payload of tool.call.
 type toolCallData struct {
-	CallID string         `json:"callId,omitempty"`
-	Tool   string         `json:"tool"`
-	Args   map[string]any `json:"args,omitempty"`
-	Cwd    string         `json:"cwd,omitempty"`
-	Extra  map[string]any `json:"extra,omitempty"`
+	CallID    string         `json:"callId,omitempty"`
+	Tool      string         `json:"tool"`
+	Args      map[string]any `json:"args,omitempty"`
+	Cwd       string         `json:"cwd,omitempty"`
+	Truncated bool           `json:"truncated,omitempty"`
+	Extra     map[string]any `json:"extra,omitempty"`
 }
 
 // decisionData is the payload of tool.decision.
@@ -71,11 +77,17 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 		call.Cwd = call.Workspace
 	}
 	d := c.decide(call)
+	if req.Truncated && d.Action == policy.Allow {
+		d = policy.Decision{
+			Action: policy.Ask, Rule: "warden.truncated-command", Argv: d.Argv, Span: d.Span,
+			Reason: "the client sent only the first characters of this command; warden cannot check the rest",
+		}
+	}
 	sess := call.Session
 	base := event.Event{Session: sess, Source: req.Source, Workspace: call.Workspace}
 
 	evs := []event.Event{
-		withData(base, event.ToolCall, toolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Extra: req.Extra}),
+		withData(base, event.ToolCall, toolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Truncated: req.Truncated, Extra: req.Extra}),
 		withData(base, event.ToolDecision, decisionData{
 			CallID: req.CallID, Tool: call.Tool, Decision: d.Action, Final: d.Action != policy.Ask,
 			Reason: d.Reason, Rule: d.Rule, Argv: d.Argv, Span: d.Span, Audit: d.Audit,

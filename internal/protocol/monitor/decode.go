@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"unicode/utf16"
 
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/event"
@@ -19,6 +21,10 @@ const (
 	TypeSessionIdle    = "session.idle"
 	TypeSessionError   = "session.error"
 )
+
+// SpecCommandLimit is how many characters of args.command the spec's plugin
+// sends (JavaScript string length, UTF-16 code units).
+const SpecCommandLimit = 100
 
 // SessionStats is the plugin's own count, sent with tool.pre_execute.
 type SessionStats struct {
@@ -51,6 +57,9 @@ type Message struct {
 	CallID       string         `json:"callID,omitempty"`
 	Args         map[string]any `json:"args,omitempty"`
 	SessionStats *SessionStats  `json:"sessionStats,omitempty"`
+	// CommandFull is warden's extension: its own plugin sends the whole
+	// command here, since the spec truncates args.command to 100 characters.
+	CommandFull string `json:"commandFull,omitempty"`
 	// tool.post_execute
 	Title        string `json:"title,omitempty"`
 	OutputLength int64  `json:"outputLength,omitempty"`
@@ -163,9 +172,23 @@ func (m *Message) GateRequest() core.GateRequest {
 		extra["sessionStats"] = m.SessionStats
 	}
 	ws := workspaceOf(m.Directory, m.Worktree)
+	args := m.Args
+	truncated := false
+	if cmd, ok := args["command"].(string); ok {
+		switch {
+		case m.CommandFull != "":
+			args = maps.Clone(args)
+			args["command"] = m.CommandFull
+			extra["specCommand"] = cmd
+		case len(utf16.Encode([]rune(cmd))) >= SpecCommandLimit:
+			// A spec-only client cut the command: the rest is unseen.
+			truncated = true
+		}
+	}
 	return core.GateRequest{
+		Truncated: truncated,
 		Call: policy.Call{
-			Tool: m.Tool, Args: m.Args, Cwd: m.Directory, Workspace: ws,
+			Tool: m.Tool, Args: args, Cwd: m.Directory, Workspace: ws,
 			Session: m.session(), Source: "opencode",
 		},
 		CallID: m.CallID,

@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/warden-dev/warden/internal/approval"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/event"
@@ -320,4 +322,59 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestFullCommandAndTruncation(t *testing.T) {
+	long := "echo " + strings.Repeat("a", 90) + " && rm -rf /etc"
+	head := long[:SpecCommandLimit]
+	// warden's plugin: the head in args.command, the whole in commandFull.
+	m, err := Decode([]byte(`{"type":"tool.pre_execute","tool":"bash","sessionID":"s","directory":"/w","worktree":"/w","args":{"command":"` + head + `"},"commandFull":"` + long + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := m.GateRequest()
+	if req.Call.Args["command"] != long || req.Truncated {
+		t.Fatalf("commandFull must be judged: %+v", req)
+	}
+	if m.Args["command"] != head {
+		t.Fatal("the decoded message must not be changed")
+	}
+	// A spec-only client: 100 characters and no commandFull.
+	m, _ = Decode([]byte(`{"type":"tool.pre_execute","tool":"bash","sessionID":"s","directory":"/w","worktree":"/w","args":{"command":"` + head + `"}}`))
+	if !m.GateRequest().Truncated {
+		t.Fatal("a 100-character command from a spec-only client must count as truncated")
+	}
+	m, _ = Decode([]byte(`{"type":"tool.pre_execute","tool":"bash","sessionID":"s","directory":"/w","worktree":"/w","args":{"command":"ls -la"}}`))
+	if m.GateRequest().Truncated {
+		t.Fatal("a short command is whole")
+	}
+
+	// End to end: the hidden tail is caught through commandFull, and a
+	// truncated harmless head is asked about, not allowed.
+	f := newFixture(t)
+	body := func(cmd, full string) string {
+		b, _ := json.Marshal(map[string]any{"type": "tool.pre_execute", "tool": "bash", "sessionID": "s", "callID": "c",
+			"directory": "/home/dev/proj", "worktree": "/home/dev/proj", "args": map[string]any{"command": cmd}, "commandFull": full})
+		return string(b)
+	}
+	if _, got := f.post(t, body(head, long)); !strings.Contains(got, `"block":true`) {
+		t.Fatalf("dangerous tail behind a harmless head: %s", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			for _, a := range f.core.Approvals() {
+				if a.Decision.Rule == "warden.truncated-command" {
+					_, _ = f.core.Resolve(ctx, a.ID, approval.Resolution{Outcome: approval.Denied, Reason: "no"})
+					return
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	safeHead := "echo " + strings.Repeat("b", SpecCommandLimit-5)
+	if _, got := f.post(t, body(safeHead, "")); !strings.Contains(got, `"block":true`) {
+		t.Fatalf("a truncated command must not be allowed unseen: %s", got)
+	}
 }

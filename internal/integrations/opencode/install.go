@@ -1,0 +1,103 @@
+// Package opencode integrates warden with OpenCode: it installs warden's
+// monitor plugin into OpenCode's plugin directories.
+package opencode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	plugin "github.com/warden-dev/warden/plugins/opencode"
+)
+
+// Target says where to install: one project, or the user's global config.
+type Target struct {
+	// Project is the project directory (plugin in DIR/.opencode/plugin); ""
+	// means global.
+	Project string
+	// ConfigHome is $XDG_CONFIG_HOME (global plugin in
+	// ConfigHome/opencode/plugin).
+	ConfigHome string
+}
+
+// PluginPath returns where the plugin file goes for t.
+func (t Target) PluginPath() (string, error) {
+	if t.Project != "" {
+		abs, err := filepath.Abs(t.Project)
+		if err != nil {
+			return "", fmt.Errorf("project %s: %w", t.Project, err)
+		}
+		return filepath.Join(abs, ".opencode", "plugin", plugin.FileName), nil
+	}
+	if t.ConfigHome == "" {
+		return "", errors.New("no config home: set XDG_CONFIG_HOME or HOME")
+	}
+	return filepath.Join(t.ConfigHome, "opencode", "plugin", plugin.FileName), nil
+}
+
+// Change says what Install or Uninstall did.
+type Change struct {
+	Path   string `json:"path"`
+	Action string `json:"action"` // installed, updated, unchanged, removed, absent
+}
+
+// Install writes the plugin (atomically) unless the same file is there.
+// Other plugins in the directory are left alone.
+func Install(t Target) (Change, error) {
+	dest, err := t.PluginPath()
+	if err != nil {
+		return Change{}, err
+	}
+	src := plugin.Source()
+	old, err := os.ReadFile(dest)
+	switch {
+	case err == nil && bytes.Equal(old, src):
+		return Change{Path: dest, Action: "unchanged"}, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return Change{}, fmt.Errorf("read %s: %w", dest, err)
+	}
+	action := "installed"
+	if err == nil {
+		action = "updated"
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return Change{}, fmt.Errorf("create %s: %w", filepath.Dir(dest), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+plugin.FileName+".*")
+	if err != nil {
+		return Change{}, fmt.Errorf("write %s: %w", dest, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(src); err != nil {
+		tmp.Close()
+		return Change{}, fmt.Errorf("write %s: %w", dest, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return Change{}, fmt.Errorf("write %s: %w", dest, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return Change{}, fmt.Errorf("write %s: %w", dest, err)
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return Change{}, fmt.Errorf("install %s: %w", dest, err)
+	}
+	return Change{Path: dest, Action: action}, nil
+}
+
+// Uninstall removes warden's plugin file and nothing else.
+func Uninstall(t Target) (Change, error) {
+	dest, err := t.PluginPath()
+	if err != nil {
+		return Change{}, err
+	}
+	if err := os.Remove(dest); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Change{Path: dest, Action: "absent"}, nil
+		}
+		return Change{}, fmt.Errorf("remove %s: %w", dest, err)
+	}
+	return Change{Path: dest, Action: "removed"}, nil
+}

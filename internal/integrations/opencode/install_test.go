@@ -1,0 +1,56 @@
+package opencode
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	plugin "github.com/warden-dev/warden/plugins/opencode"
+)
+
+func TestInstallIsIdempotentAndLeavesOthersAlone(t *testing.T) {
+	proj := t.TempDir()
+	other := filepath.Join(proj, ".opencode", "plugin", "mine.js")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("export const Mine = async () => ({})\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tgt := Target{Project: proj}
+	for i, want := range []string{"installed", "unchanged"} {
+		ch, err := Install(tgt)
+		if err != nil || ch.Action != want {
+			t.Fatalf("install #%d: %+v %v, want %s", i+1, ch, err, want)
+		}
+	}
+	got, _ := os.ReadFile(filepath.Join(proj, ".opencode", "plugin", plugin.FileName))
+	if !bytes.Equal(got, plugin.Source()) {
+		t.Fatal("installed file differs from the embedded plugin")
+	}
+	os.WriteFile(filepath.Join(proj, ".opencode", "plugin", plugin.FileName), []byte("old"), 0o644)
+	if ch, _ := Install(tgt); ch.Action != "updated" {
+		t.Fatalf("stale plugin: %+v", ch)
+	}
+	for i, want := range []string{"removed", "absent"} {
+		ch, err := Uninstall(tgt)
+		if err != nil || ch.Action != want {
+			t.Fatalf("uninstall #%d: %+v %v", i+1, ch, err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatal("another plugin was touched")
+	}
+}
+
+func TestGlobalTarget(t *testing.T) {
+	cfg := t.TempDir()
+	ch, err := Install(Target{ConfigHome: cfg})
+	if err != nil || ch.Path != filepath.Join(cfg, "opencode", "plugin", plugin.FileName) {
+		t.Fatalf("%+v %v", ch, err)
+	}
+	if _, err := (Target{}).PluginPath(); err == nil {
+		t.Fatal("no config home must be an error")
+	}
+}
