@@ -18,15 +18,23 @@ const (
 	// the analysis stops and adds a TagDynamicExec finding.
 	MaxCommands = 2000
 
-	maxFields    = 256 // fields one word may expand to (brace expansion)
-	maxLoopItems = 16  // literal for-loop items analysed one by one
-	maxFindRoots = 8   // find starting points expanded for -exec
+	maxFields    = 256  // fields one word may expand to (brace expansion)
+	maxSteps     = 5000 // statements visited (loops are unrolled per literal item)
+	maxLoopItems = 16   // literal for-loop items analysed one by one
+	maxFindRoots = 8    // find starting points expanded for -exec
 )
 
 // Analyze parses src as a shell command line and reports every command that
 // would run with its effects, tags and cross-command findings. It does no
 // I/O. It returns an error only when src cannot be parsed.
-func Analyze(src string, opts Options) (*Analysis, error) {
+func Analyze(src string, opts Options) (res *Analysis, err error) {
+	defer func() {
+		// a bug must not take the gate down: report it as an error, which
+		// callers treat as "cannot analyse" (fail-closed)
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("shell: internal error analysing command line: %v", r)
+		}
+	}()
 	f, err := parseShell(src)
 	if err != nil {
 		return nil, fmt.Errorf("shell: cannot parse command line: %w", err)
@@ -58,7 +66,8 @@ func parseShell(src string) (*syntax.File, error) {
 type analyzer struct {
 	opts       Options
 	out        *Analysis
-	full       bool            // MaxCommands reached
+	full       bool            // MaxCommands or maxSteps reached
+	steps      int             // statements visited
 	downloaded map[string]bool // files written by curl/wget in this line
 	meta       []cmdMeta       // parallel to out.Commands
 	forkBombs  map[string]bool // functions found to be fork bombs
@@ -258,6 +267,16 @@ func (a *analyzer) stmts(c *ctx, st *state, list []*syntax.Stmt) {
 
 func (a *analyzer) stmt(c *ctx, st *state, s *syntax.Stmt) {
 	if a.full || s == nil {
+		return
+	}
+	a.steps++
+	if a.steps > maxSteps {
+		a.full = true
+		a.out.Findings = append(a.out.Findings, Finding{
+			Tag:    TagDynamicExec,
+			Reason: "the command line is too complex to analyse completely",
+			Span:   c.mkSpan(stmtSpan(s)),
+		})
 		return
 	}
 	if s.Background || s.Coprocess || s.Disown {

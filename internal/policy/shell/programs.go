@@ -293,7 +293,7 @@ func (a *analyzer) model(k *call) {
 			k.file(Write, p.ops[0], false)
 			k.files(Read, p.ops[1:], p.has("r", "R", "recurse-paths"))
 		}
-		if p.has("m", "move") {
+		if p.has("m", "move") && len(p.ops) > 1 {
 			k.files(Delete, p.ops[1:], p.has("r", "R"))
 		}
 	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "compress", "uncompress":

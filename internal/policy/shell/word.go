@@ -100,12 +100,12 @@ func (a *analyzer) words(c *ctx, st *state, ws []*syntax.Word) []field {
 // word expands one word; assign selects assignment rules (no splitting,
 // no brace expansion).
 func (a *analyzer) word(c *ctx, st *state, w *syntax.Word, assign bool) []field {
+	sp := nodeSpan(w) // before SplitBraces: brace nodes may hold empty words
 	if !assign {
 		syntax.SplitBraces(w)
 	}
 	bs := []*builder{{known: true}}
 	bs = a.parts(c, st, w.Parts, false, bs, !assign, true)
-	sp := nodeSpan(w)
 	out := make([]field, 0, len(bs))
 	for _, b := range bs {
 		if b.sb.Len() == 0 && !b.quoted && b.known {

@@ -43,9 +43,9 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, factory())
 }
 
-// A tiny group cap exercises the writer's carry-over between groups.
+// A small group cap exercises the writer's carry-over between groups.
 func TestConformanceSmallGroups(t *testing.T) {
-	storetest.Run(t, factory(sqlite.WithMaxBatch(3), sqlite.WithReadConns(1)))
+	storetest.Run(t, factory(sqlite.WithMaxBatch(16), sqlite.WithReadConns(1)))
 }
 
 func open(t *testing.T, path string, opts ...sqlite.Option) *sqlite.Store {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -207,40 +208,50 @@ func (w *writer) gather(first *request) []*request {
 	return g
 }
 
-// commit writes g in one transaction and answers its members. When that
-// fails and g has several members, each is retried alone, so one member's
-// failure cannot fail the others.
+// commit writes g in one transaction and answers its members. A failure
+// must not fail the innocent: when an insert fails, the member it belongs to
+// is answered with the error and the rest are retried as a group; when the
+// failure cannot be pinned on a member (BEGIN, COMMIT), each member is
+// retried alone.
 func (w *writer) commit(g []*request) {
-	results, err := w.write(g)
-	if err == nil {
-		for i, r := range g {
-			r.reply <- results[i]
+	for len(g) > 0 {
+		results, bad, err := w.write(g)
+		if err == nil {
+			for i, r := range g {
+				r.reply <- results[i]
+			}
+			return
 		}
-		return
-	}
-	if len(g) == 1 {
-		g[0].reply <- result{err: fmt.Errorf("append: %w", err)}
-		return
-	}
-	w.retries.Add(1)
-	w.logger.Warn("event log: group commit failed; retrying each append alone",
-		"appends", len(g), "err", err)
-	// g is w.group's backing array; the single-member groups below must
-	// not share it.
-	members := append([]*request(nil), g...)
-	for _, r := range members {
-		w.commit([]*request{r})
+		if len(g) == 1 {
+			g[0].reply <- result{err: fmt.Errorf("append: %w", err)}
+			return
+		}
+		w.retries.Add(1)
+		w.logger.Warn("event log: group commit failed; retrying without the failed append",
+			"appends", len(g), "err", err)
+		if bad < 0 {
+			// g may be w.group's backing array; the one-member groups
+			// below must not share it.
+			for _, r := range slices.Clone(g) {
+				w.commit([]*request{r})
+			}
+			return
+		}
+		g[bad].reply <- result{err: fmt.Errorf("append: %w", err)}
+		g = slices.Delete(slices.Clone(g), bad, bad+1)
 	}
 }
 
 // write inserts g and commits, assigning IDs, sequence numbers and times.
-// On error nothing is stored and the caches are dropped (they will be
-// reloaded from the database).
-func (w *writer) write(g []*request) (results []result, err error) {
+// On error nothing is stored, the caches are dropped (they will be reloaded
+// from the database), and bad is the index of the member whose insert
+// failed, or -1 when the failure is not one member's.
+func (w *writer) write(g []*request) (results []result, bad int, err error) {
+	bad = -1
 	ctx := context.Background()
 	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		w.invalidate()
-		return nil, fmt.Errorf("begin: %w", err)
+		return nil, -1, fmt.Errorf("begin: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -253,7 +264,7 @@ func (w *writer) write(g []*request) (results []result, err error) {
 		}
 	}()
 	if err := w.syncCaches(ctx); err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	clear(w.pending)
 	id := w.lastID
@@ -266,12 +277,12 @@ func (w *writer) write(g []*request) (results []result, err error) {
 			rw := &r.rows[j]
 			if w.hook != nil {
 				if err := w.hook(rw); err != nil {
-					return nil, err
+					return nil, i, err
 				}
 			}
 			seq, err := w.nextSeq(ctx, rw.session)
 			if err != nil {
-				return nil, err
+				return nil, i, err
 			}
 			id++
 			ns := now
@@ -279,7 +290,7 @@ func (w *writer) write(g []*request) (results []result, err error) {
 				ns = rw.timeNS
 			}
 			if _, err := w.insert.ExecContext(ctx, id, rw.session, seq, ns, rw.typ, rw.source, rw.workspace, rw.data); err != nil {
-				return nil, fmt.Errorf("insert event (session %q, seq %d): %w", rw.session, seq, err)
+				return nil, i, fmt.Errorf("insert event (session %q, seq %d): %w", rw.session, seq, err)
 			}
 			out[j] = event.Event{
 				ID: id, Session: rw.session, Seq: seq, Time: time.Unix(0, ns).UTC(),
@@ -291,7 +302,7 @@ func (w *writer) write(g []*request) (results []result, err error) {
 		n += len(out)
 	}
 	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return nil, fmt.Errorf("commit: %w", err)
+		return nil, -1, fmt.Errorf("commit: %w", err)
 	}
 	w.lastID = id
 	if len(w.seqs)+len(w.pending) > maxCachedSessions {
@@ -302,7 +313,7 @@ func (w *writer) write(g []*request) (results []result, err error) {
 	}
 	w.events.Add(int64(n))
 	w.commits.Add(1)
-	return results, nil
+	return results, -1, nil
 }
 
 // syncCaches drops the caches when another connection (another process on

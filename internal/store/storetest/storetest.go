@@ -740,9 +740,12 @@ func testFollow(t *testing.T, f Factory) {
 				after = e.ID
 			}
 			seen = append(seen, page...)
-			if done && len(page) == 0 {
-				followed <- seen
-				return
+			if len(page) == 0 {
+				if done {
+					followed <- seen
+					return
+				}
+				time.Sleep(200 * time.Microsecond)
 			}
 		}
 	}()
