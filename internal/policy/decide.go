@@ -250,8 +250,13 @@ func (e *eval) place(ef shell.Effect) *effInfo {
 	info.isPath = true
 	r := e.p.roots
 	info.resolved = resolvePath(info.Target)
-	lex := classify(info.Target, e.c.ws, r.home, r.temps)
-	res := classify(info.resolved, e.c.wsR, r.homeR, r.tempsR)
+	wsBoth := [2]string{e.c.ws, e.c.wsR}
+	if e.c.ws == "" {
+		wsBoth = [2]string{}
+	}
+	homeBoth := [2]string{r.home, r.homeR}
+	lex := classify(info.Target, wsBoth, homeBoth, r.allTemp)
+	res := classify(info.resolved, wsBoth, homeBoth, r.allTemp)
 	info.class = lex
 	if classRank(res) > classRank(lex) {
 		info.class = res
@@ -310,7 +315,7 @@ func better(a, b *crule) bool {
 func (e *eval) decide() Decision {
 	var best *outcome
 	var audit []AuditHit
-	seenAudit := map[string]bool{}
+	var seenAudit map[string]bool
 	for _, u := range e.units {
 		var win *crule
 		for _, r := range e.p.crules {
@@ -322,6 +327,9 @@ func (e *eval) decide() Decision {
 					e.found = append(e.found, e.ruleMatch(r, u))
 				}
 				if !seenAudit[r.ID] {
+					if seenAudit == nil {
+						seenAudit = map[string]bool{}
+					}
 					seenAudit[r.ID] = true
 					audit = append(audit, AuditHit{Rule: r.ID, Action: r.Effect, Reason: e.render(r, u)})
 				}

@@ -142,20 +142,26 @@ func within(p, root string) bool {
 	return p == root || (strings.HasPrefix(p, root) && len(p) > len(root) && p[len(root)] == '/')
 }
 
-// classify gives the class of absolute path p with the given workspace
-// ("" = none) and home/temp roots: the innermost root containing p wins.
-func classify(p, ws, home string, temps []string) Class {
+// classify gives the class of absolute path p: the innermost root
+// containing it wins. Each root is given in both spellings (as written and
+// after symlinks), so a path is judged the same however the workspace, home
+// or temp dir was reached.
+func classify(p string, ws [2]string, home [2]string, temps []string) Class {
 	best, bestLen := ClassSystem, -1
-	if within(p, ws) {
-		best, bestLen = ClassWorkspace, len(ws)
+	for _, w := range ws {
+		if within(p, w) && len(w) > bestLen {
+			best, bestLen = ClassWorkspace, len(w)
+		}
 	}
 	for _, t := range temps {
 		if within(p, t) && len(t) > bestLen {
 			best, bestLen = ClassTemp, len(t)
 		}
 	}
-	if within(p, home) && len(home) > bestLen {
-		best = ClassHome
+	for _, h := range home {
+		if within(p, h) && len(h) > bestLen {
+			best, bestLen = ClassHome, len(h)
+		}
 	}
 	return best
 }
@@ -178,55 +184,70 @@ func (r *roots) broadWorkspace(ws string) bool {
 	return false
 }
 
-// maxLinkDepth bounds how many dangling symlinks resolvePath follows.
-const maxLinkDepth = 8
+// maxLinks bounds how many symlinks resolvePath follows (loops).
+const maxLinks = 64
 
 // resolvePath resolves the symlinks of the longest existing prefix of the
-// absolute, clean path p and appends the rest. A dangling symlink is
-// followed to where it points. On any trouble it returns p.
+// absolute, clean path p and appends the rest as written, like
+// filepath.EvalSymlinks but tolerant of a missing tail: it walks p from the
+// root, one Lstat per component, and stops at the first one that does not
+// exist. Dangling symlinks are followed to where they point. On a symlink
+// loop it returns p.
 func resolvePath(p string) string {
-	return resolveDepth(p, 0)
-}
-
-func resolveDepth(p string, depth int) string {
-	if depth > maxLinkDepth || !filepath.IsAbs(p) {
+	if !filepath.IsAbs(p) {
 		return p
 	}
-	prefix, rest := p, ""
-	for {
-		if _, err := os.Lstat(prefix); err == nil {
+	resolved, rest, links := "/", p, 0
+	for rest != "" {
+		var comp string
+		rest = strings.TrimLeft(rest, "/")
+		if rest == "" {
 			break
 		}
-		parent := filepath.Dir(prefix)
-		if parent == prefix {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			comp, rest = rest, ""
+		}
+		switch comp {
+		case ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := resolved + "/" + comp
+		if resolved == "/" {
+			next = "/" + comp
+		}
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// Missing (or unreadable): the rest is taken as written.
+			if rest == "" {
+				return next
+			}
+			return filepath.Join(next, rest)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links++
+		if links > maxLinks {
 			return p
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return p
+		}
+		if filepath.IsAbs(target) {
+			resolved = "/"
 		}
 		if rest == "" {
-			rest = filepath.Base(prefix)
+			rest = target
 		} else {
-			rest = filepath.Base(prefix) + "/" + rest
+			rest = target + "/" + rest
 		}
-		prefix = parent
 	}
-	r, err := filepath.EvalSymlinks(prefix)
-	if err != nil {
-		// A dangling symlink (only the last component can be one, or Lstat
-		// would have failed): follow it by hand.
-		fi, lerr := os.Lstat(prefix)
-		if lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
-			return p
-		}
-		t, rerr := os.Readlink(prefix)
-		if rerr != nil {
-			return p
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(prefix), t)
-		}
-		r = resolveDepth(filepath.Clean(t), depth+1)
-	}
-	if rest == "" {
-		return r
-	}
-	return filepath.Join(r, rest)
+	return resolved
 }

@@ -34,25 +34,39 @@ type Explanation struct {
 // ExplainedCommand is one analysed command, or a finding (Name empty, Tags
 // holding the finding), or the call itself for non-shell tools.
 type ExplainedCommand struct {
-	Name    string            `json:"name,omitempty"`
-	Argv    []string          `json:"argv,omitempty"`
-	Dir     string            `json:"dir,omitempty"`
-	Span    string            `json:"span,omitempty"`
-	Via     []string          `json:"via,omitempty"`
-	Tags    []string          `json:"tags,omitempty"`
-	Attrs   map[string]string `json:"attrs,omitempty"`
+	// Name is the normalised program name.
+	Name string `json:"name,omitempty"`
+	// Argv is the normalised argv.
+	Argv []string `json:"argv,omitempty"`
+	// Dir is the directory the command runs in.
+	Dir string `json:"dir,omitempty"`
+	// Span is the command's source text.
+	Span string `json:"span,omitempty"`
+	// Via lists the wrappers it was found inside (sudo, bash -c, ...).
+	Via []string `json:"via,omitempty"`
+	// Tags are the analyser's tags (or the finding's tag).
+	Tags []string `json:"tags,omitempty"`
+	// Attrs are the tags' details (branch names normalised).
+	Attrs map[string]string `json:"attrs,omitempty"`
+	// Effects are the command's effects with their targets placed.
 	Effects []ExplainedEffect `json:"effects,omitempty"`
 }
 
 // ExplainedEffect is an effect with its target placed.
 type ExplainedEffect struct {
-	Kind      string `json:"kind"`
-	Target    string `json:"target,omitempty"`
-	Resolved  string `json:"resolved,omitempty"`
-	Class     string `json:"class,omitempty"`
-	Unknown   bool   `json:"unknown,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	Recursive bool   `json:"recursive,omitempty"`
+	// Kind is delete, write, read, exec, network or privilege.
+	Kind string `json:"kind"`
+	// Target is the absolute path (or URL, program) as written.
+	Target string `json:"target,omitempty"`
+	// Resolved is the path after symlinks, when it differs.
+	Resolved string `json:"resolved,omitempty"`
+	// Class is the target class: workspace, temp, home, system, unknown.
+	Class string `json:"class,omitempty"`
+	// Unknown is set when the target cannot be known; Reason says why.
+	Unknown bool   `json:"unknown,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Recursive is set for recursive operations.
+	Recursive bool `json:"recursive,omitempty"`
 }
 
 // Explain decides the call like Decide and reports how.

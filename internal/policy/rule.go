@@ -3,7 +3,6 @@ package policy
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -273,12 +272,4 @@ func annotateLines(err error, rules []ruleLine) error {
 		return err
 	}
 	return fmt.Errorf("in rule %s: %w", id, err)
-}
-
-// cleanWorkspace is the workspace path RuleFor and matching use.
-func cleanWorkspace(ws string) string {
-	if ws == "" {
-		return ""
-	}
-	return filepath.Clean(ws)
 }

@@ -40,11 +40,11 @@ var toolKinds = map[string]toolKind{
 	"terminal": kindShell, "execute_command": kindShell, "exec": kindShell,
 	"read": kindRead, "read_file": kindRead, "view": kindRead, "notebookread": kindRead,
 	"read_many_files": kindRead,
-	"write": kindWrite, "write_file": kindWrite, "create": kindWrite, "create_file": kindWrite,
+	"write":           kindWrite, "write_file": kindWrite, "create": kindWrite, "create_file": kindWrite,
 	"edit": kindEdit, "multiedit": kindEdit, "notebookedit": kindEdit, "replace": kindEdit,
 	"str_replace": kindEdit, "str_replace_editor": kindEdit, "str_replace_based_edit_tool": kindEdit,
 	"edit_file": kindEdit,
-	"patch": kindPatch, "apply_patch": kindPatch,
+	"patch":     kindPatch, "apply_patch": kindPatch,
 	"list": kindList, "ls": kindList, "list_directory": kindList, "list_dir": kindList,
 	"glob": kindGlob, "find_files": kindGlob,
 	"grep": kindGrep, "search_file_content": kindGrep,
@@ -214,9 +214,7 @@ func absPath(p, cwd, home string) (string, bool) {
 		}
 		p = home + p[1:]
 	}
-	if strings.HasPrefix(p, "file://") {
-		p = strings.TrimPrefix(p, "file://")
-	}
+	p = strings.TrimPrefix(p, "file://")
 	if !filepath.IsAbs(p) {
 		if cwd == "" {
 			return "", false
