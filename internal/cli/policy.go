@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,12 @@ func newPolicyCmd(o *options) *cobra.Command {
 func policyEnv(home string) policy.Env {
 	env := policy.DefaultEnv()
 	if home != "" {
+		home = filepath.Clean(home)
 		env.Home = home
+		// warden's and the agents' own dirs move with the home.
+		env.ProtectedDirs = append(env.ProtectedDirs,
+			filepath.Join(home, ".local", "share", "warden"),
+			filepath.Join(home, ".config", "warden"))
 	}
 	return env
 }
