@@ -6,7 +6,7 @@ FUZZTIME      ?= 10s
 PKGS          := ./...
 FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode
 
-.PHONY: run build test lint unit fuzz bench clean
+.PHONY: run build test agents lint unit fuzz bench clean
 
 run:
 	$(GO) run ./cmd/warden serve
@@ -14,7 +14,12 @@ run:
 build:
 	$(GO) build -o bin/warden ./cmd/warden
 
-test: lint unit fuzz
+test: agents lint unit fuzz
+
+# The real agent binaries the end-to-end tests drive (npm, pinned, cached in
+# .cache/agents; a no-op once installed).
+agents:
+	@bash scripts/install-agents.sh
 
 lint:
 	@echo "== gofmt"; out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
