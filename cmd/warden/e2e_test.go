@@ -42,6 +42,7 @@ type daemon struct {
 	dataDir string
 	cmd     *exec.Cmd
 	monitor string
+	hooks   string
 	health  string
 	stderr  *bytes.Buffer
 }
@@ -57,7 +58,7 @@ func startDaemon(t *testing.T, dataDir string, extra ...string) *daemon {
 	t.Helper()
 	home := filepath.Join(filepath.Dir(dataDir), "home")
 	os.MkdirAll(home, 0o700)
-	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"}, extra...)
+	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--hooks-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = isolatedEnv(t, home)
 	var stderr bytes.Buffer
@@ -80,7 +81,7 @@ func startDaemon(t *testing.T, dataDir string, extra ...string) *daemon {
 		}
 		b, err := os.ReadFile(filepath.Join(dataDir, "daemon.json"))
 		if err == nil && json.Unmarshal(b, &rt) == nil && rt.PID == cmd.Process.Pid {
-			d.monitor, d.health = rt.Listeners["monitor"], rt.Listeners["health"]
+			d.monitor, d.hooks, d.health = rt.Listeners["monitor"], rt.Listeners["hooks"], rt.Listeners["health"]
 			return d
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -356,7 +357,7 @@ func TestRefusesTakenPortAndSecondDaemon(t *testing.T) {
 	}
 	defer ln.Close()
 	dir := t.TempDir()
-	cmd := exec.Command(binary, "serve", "--data-dir", filepath.Join(dir, "a"), "--monitor-addr", ln.Addr().String(), "--health-addr=")
+	cmd := exec.Command(binary, "serve", "--data-dir", filepath.Join(dir, "a"), "--monitor-addr", ln.Addr().String(), "--hooks-addr=", "--health-addr=")
 	cmd.Env = isolatedEnv(t, dir)
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "already in use") || !strings.Contains(string(out), "--monitor-addr") {
@@ -365,7 +366,7 @@ func TestRefusesTakenPortAndSecondDaemon(t *testing.T) {
 
 	data := filepath.Join(dir, "b")
 	d := startDaemon(t, data)
-	cmd = exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--health-addr=")
+	cmd = exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=")
 	cmd.Env = isolatedEnv(t, dir)
 	out, err = cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "already running") {

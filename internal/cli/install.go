@@ -18,6 +18,7 @@ func newInstallCmd(o *options) *cobra.Command {
 		Short: "Connect an agent to warden (OpenCode plugin, Claude Code hooks)",
 	}
 	cmd.AddCommand(newInstallOpenCodeCmd(o))
+	cmd.AddCommand(newInstallClaudeCmd(o))
 	return cmd
 }
 

@@ -59,6 +59,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 		newDenyCmd(o),
 		newPolicyCmd(o),
 		newInstallCmd(o),
+		newHookCmd(o),
 		newVersionCmd(o),
 	)
 	return root

@@ -31,7 +31,8 @@ func newServeCmd(o *options) *cobra.Command {
 		Long: `Run the warden daemon: the event log, the policy, the approval queue and every door.
 
 With no flags, data lives in $XDG_DATA_HOME/warden (else ~/.local/share/warden), the
-monitor door listens on 127.0.0.1:37123 and health on 127.0.0.1:8081. Give a door an
+monitor door listens on 127.0.0.1:37123, the Claude Code hook door on 127.0.0.1:37124 and
+health on 127.0.0.1:8081. Give a door an
 empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracefully.`,
 		Example: `  warden serve
   warden serve --policy ./warden-policy.yaml --monitor-addr 127.0.0.1:47123

@@ -18,7 +18,11 @@ import (
 // Default listener addresses, from the specs.
 const (
 	DefaultMonitorAddr = "127.0.0.1:37123"
-	DefaultHealthAddr  = "127.0.0.1:8081"
+	// DefaultHooksAddr is the Claude Code hook door. The spec's server takes
+	// a dynamic port; warden's is fixed so installed settings stay static
+	// (`warden hook claude` reads the bound address from daemon.json).
+	DefaultHooksAddr  = "127.0.0.1:37124"
+	DefaultHealthAddr = "127.0.0.1:8081"
 )
 
 // Config is the whole of warden's configuration. Zero values mean "default".
@@ -73,6 +77,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 func DefaultListeners() map[string]string {
 	return map[string]string{
 		"monitor": DefaultMonitorAddr,
+		"hooks":   DefaultHooksAddr,
 		"health":  DefaultHealthAddr,
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/warden-dev/warden/internal/netguard"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/protocol/admin"
+	"github.com/warden-dev/warden/internal/protocol/hooks"
 	"github.com/warden-dev/warden/internal/protocol/monitor"
 	"github.com/warden-dev/warden/internal/store/sqlite"
 )
@@ -36,6 +37,10 @@ const (
 	RuntimeName = "daemon.json"
 	OverlayName = "policy-overlay.yaml"
 )
+
+// SpoolInterval is how often the daemon ingests Claude Code hook events
+// that `warden hook claude` spooled while it could not reach the daemon.
+const SpoolInterval = 2 * time.Second
 
 // Config is everything `warden serve` needs.
 type Config struct {
@@ -119,8 +124,18 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		PID: os.Getpid(), Version: cfg.Version, Started: time.Now().UTC(), DataDir: cfg.DataDir,
 		Socket: filepath.Join(cfg.DataDir, admin.SocketName), Listeners: map[string]string{}, Policy: policyName,
 	}
+	hookDoor := hooks.NewHandler(c, token, logger)
+	// Claude Code events spooled while warden was down go in first, before
+	// any door accepts newer ones.
+	spool := hooks.NewIngester(hookDoor, filepath.Join(cfg.DataDir, hooks.SpoolDirName))
+	if n, err := spool.Ingest(ctx); err != nil {
+		logger.Warn("could not ingest the whole hook spool; will retry", "ingested", n, "err", err)
+	} else if n > 0 {
+		logger.Info("ingested spooled Claude Code events", "count", n)
+	}
 	handlers := map[string]http.Handler{
 		"monitor": monitor.NewHandler(c, logger),
+		"hooks":   hookDoor,
 		"health":  healthHandler(cfg.Version),
 	}
 	type bound struct {
@@ -207,6 +222,13 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if cfg.Ready != nil {
 		cfg.Ready(rt)
 	}
+	spoolCtx, stopSpool := context.WithCancel(ctx)
+	spoolDone := make(chan struct{})
+	go func() {
+		defer close(spoolDone)
+		spool.Run(spoolCtx, SpoolInterval)
+	}()
+	defer func() { stopSpool(); <-spoolDone }()
 
 	var runErr error
 	select {

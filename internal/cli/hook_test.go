@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-dev/warden/internal/daemon"
+)
+
+const hookPre = `{"session_id":"s1","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}`
+const hookStop = `{"session_id":"s1","cwd":"/w","hook_event_name":"Stop"}`
+
+// fakeDoor writes a daemon.json and token for a hook door that answers with
+// answer (status code and body).
+func fakeDoor(t *testing.T, code int, answer string) (string, *[]http.Header) {
+	t.Helper()
+	dir := t.TempDir()
+	var seen []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Header.Clone())
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte(answer))
+	}))
+	t.Cleanup(srv.Close)
+	rt := daemon.Runtime{Listeners: map[string]string{"hooks": strings.TrimPrefix(srv.URL, "http://")}}
+	b, _ := json.Marshal(rt)
+	if err := os.WriteFile(filepath.Join(dir, daemon.RuntimeName), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("tok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, &seen
+}
+
+func runHook(t *testing.T, dataDir, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	t.Setenv("CLAUDE_PROJECT_DIR", "/proj")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"hook", "claude", "--data-dir", dataDir}, args...), strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestHookClaudeGate(t *testing.T) {
+	cases := []struct {
+		name     string
+		code     int
+		answer   string
+		args     []string
+		exit     int
+		stdout   string
+		inStderr string
+	}{
+		{"allow leaves Claude in charge", 200, `{"allow":true,"decision":"allow","reason":"ok","rule":""}`, nil, 0, "", ""},
+		{"allow with auto-approve", 200, `{"allow":true,"decision":"allow","reason":"ok","rule":""}`, []string{"--auto-approve"}, 0, `"permissionDecision":"allow"`, ""},
+		{"deny", 200, `{"allow":false,"decision":"deny","reason":"no","rule":"r1"}`, nil, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden: no [warden rule r1]"}}`, ""},
+		{"non-2xx", 503, `{"error":"down"}`, nil, 2, "", "503: down"},
+		{"401", 401, `{"error":"unauthorized"}`, nil, 2, "", "401"},
+		{"not JSON", 200, `allow`, nil, 2, "", "not a verdict"},
+		{"missing decision", 200, `{"allow":true}`, nil, 2, "", "inconsistent"},
+		{"contradiction", 200, `{"allow":true,"decision":"deny","reason":"","rule":""}`, nil, 2, "", "inconsistent"},
+		{"unknown field", 200, `{"block":false}`, nil, 2, "", "not a verdict"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, seen := fakeDoor(t, tc.code, tc.answer)
+			out, errOut, exit := runHook(t, dir, hookPre, tc.args...)
+			if exit != tc.exit || !strings.Contains(out, tc.stdout) || (tc.stdout == "" && out != "") || !strings.Contains(errOut, tc.inStderr) {
+				t.Fatalf("exit %d stdout %q stderr %q", exit, out, errOut)
+			}
+			if len(*seen) != 1 || (*seen)[0].Get("Authorization") != "Bearer tok" || (*seen)[0].Get("X-Workspace-Path") != "/proj" {
+				t.Fatalf("request headers: %v", *seen)
+			}
+		})
+	}
+}
+
+func TestHookClaudeFailsClosedWithoutDaemon(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, exit := runHook(t, dir, hookPre)
+	if exit != 2 || out != "" || !strings.Contains(errOut, "not running") {
+		t.Fatalf("no daemon: %d %q %q", exit, out, errOut)
+	}
+	// A stale daemon.json (killed daemon): connection refused.
+	ln := httptest.NewServer(http.NotFoundHandler())
+	addr := strings.TrimPrefix(ln.URL, "http://")
+	ln.Close()
+	b, _ := json.Marshal(daemon.Runtime{Listeners: map[string]string{"hooks": addr}})
+	_ = os.WriteFile(filepath.Join(dir, daemon.RuntimeName), b, 0o600)
+	_ = os.WriteFile(filepath.Join(dir, "token"), []byte("tok"), 0o600)
+	if _, errOut, exit := runHook(t, dir, hookPre); exit != 2 || !strings.Contains(errOut, "cannot reach warden") {
+		t.Fatalf("refused: %d %q", exit, errOut)
+	}
+	// Garbage on stdin: treated as a tool call, blocked.
+	if _, _, exit := runHook(t, dir, "nonsense"); exit != 2 {
+		t.Fatalf("garbage: %d", exit)
+	}
+}
+
+func TestHookClaudeSpoolsEvents(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, exit := runHook(t, dir, hookStop)
+	if exit != 0 || out != "" {
+		t.Fatalf("spool: %d %q %q", exit, out, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "spool", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("spool files: %v (%s)", files, errOut)
+	}
+	var e struct {
+		ID        string          `json:"spoolId"`
+		Workspace string          `json:"workspace"`
+		Payload   json.RawMessage `json:"payload"`
+	}
+	b, _ := os.ReadFile(files[0])
+	if err := json.Unmarshal(b, &e); err != nil || e.ID == "" || e.Workspace != "/proj" || string(e.Payload) != hookStop {
+		t.Fatalf("spool entry: %s %v", b, err)
+	}
+	// A refusal (4xx) is not spooled: it would be refused again.
+	dir2, _ := fakeDoor(t, 400, `{"error":"bad"}`)
+	if _, errOut, exit := runHook(t, dir2, hookStop); exit != 0 || !strings.Contains(errOut, "refused") {
+		t.Fatalf("4xx: %d %q", exit, errOut)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir2, "spool", "*.json")); len(files) != 0 {
+		t.Fatalf("4xx spooled: %v", files)
+	}
+	// A 5xx is spooled.
+	dir3, _ := fakeDoor(t, 503, `{"error":"store down"}`)
+	if _, _, exit := runHook(t, dir3, hookStop); exit != 0 {
+		t.Fatalf("5xx: %d", exit)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir3, "spool", "*.json")); len(files) != 1 {
+		t.Fatalf("5xx not spooled: %v", files)
+	}
+}

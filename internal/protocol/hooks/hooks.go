@@ -1,0 +1,211 @@
+// Package hooks is the door Claude Code's hooks come through: one shared
+// HTTP endpoint, POST /hook, for every workspace (the workspace is named by
+// the X-Workspace-Path header, as specs/agent-integrations.md describes). The
+// body is the hook's JSON exactly as Claude Code gives it on stdin; `warden
+// hook claude` forwards it. PreToolUse goes to core.Gate; every other hook
+// event is mapped onto the event vocabulary and recorded with core.Record.
+// The door keeps no state.
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/netguard"
+	"github.com/warden-dev/warden/internal/store"
+)
+
+// Path is the one endpoint of the hook door.
+const Path = "/hook"
+
+// DefaultAddr is where the door listens by default. The spec's Claude Code
+// server uses a dynamic port; warden uses a fixed default so installed
+// settings can stay static, and `warden hook claude` reads the bound address
+// from the data dir's daemon.json anyway.
+const DefaultAddr = "127.0.0.1:37124"
+
+// WorkspaceHeader names the workspace a hook request belongs to.
+const WorkspaceHeader = "X-Workspace-Path"
+
+// MaxBody is the largest request body accepted (8 MiB: PostToolUse carries
+// the tool's whole response).
+const MaxBody = 8 << 20
+
+// Source is the source recorded for events arriving through this door;
+// Agent is the agent part of it.
+const (
+	Source = "claude-code/hooks"
+	Agent  = "claude-code"
+)
+
+// Core is what the door needs from warden's core.
+type Core interface {
+	// Gate decides and records a tool call; see core.Core.Gate.
+	Gate(ctx context.Context, req core.GateRequest) core.Verdict
+	// Record makes events durable, then publishes them; see core.Core.Record.
+	Record(ctx context.Context, evs ...event.Event) ([]event.Event, error)
+	// Events reads the log; the spool uses it to skip events it already
+	// ingested.
+	Events(ctx context.Context, f store.Filter) ([]event.Event, error)
+}
+
+// Handler serves POST /hook.
+type Handler struct {
+	core   Core
+	token  string
+	logger *slog.Logger
+}
+
+// NewHandler returns the hook door over c. Requests must carry
+// "Authorization: Bearer <token>".
+func NewHandler(c Core, token string, logger *slog.Logger) *Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Handler{core: c, token: token, logger: logger}
+}
+
+// Verdict is the answer to a PreToolUse. It is sent only once the decision
+// is durable in the log.
+type Verdict struct {
+	// Allow is true only when the call may run.
+	Allow bool `json:"allow"`
+	// Decision is "allow" or "deny" (an ask is answered after a person or
+	// the deadline decided).
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+	Rule     string `json:"rule"`
+	// ApprovalID is set when a person was asked.
+	ApprovalID string `json:"approvalId,omitempty"`
+}
+
+// Error is the body of every non-2xx answer.
+type Error struct {
+	Error string `json:"error"`
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != Path {
+		writeErr(w, http.StatusNotFound, "not found: the hook door serves POST "+Path)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeErr(w, http.StatusMethodNotAllowed, "method not allowed: use POST")
+		return
+	}
+	if reason := netguard.Check(r); reason != "" {
+		writeErr(w, http.StatusForbidden, "forbidden: "+reason)
+		return
+	}
+	if !h.authorized(r) {
+		writeErr(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <token> (the token is in warden's data dir)")
+		return
+	}
+	ws, err := Workspace(r.Header.Get(WorkspaceHeader))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", MaxBody))
+			return
+		}
+		writeErr(w, http.StatusBadRequest, "read body: "+err.Error())
+		return
+	}
+	p, err := Decode(body)
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if p.HookEventName == EventPreToolUse {
+		h.gate(w, r, p, ws)
+		return
+	}
+	if _, err := h.core.Record(r.Context(), p.Events(ws, "", time.Time{})...); err != nil {
+		h.logger.Error("hooks: could not record event", "hook", p.HookEventName, "session", p.SessionID, "err", err)
+		writeErr(w, http.StatusServiceUnavailable, "warden could not record the event: "+err.Error())
+		return
+	}
+	writeJSON(w, map[string]bool{"ok": true})
+}
+
+// Workspace validates the X-Workspace-Path header: an absolute path,
+// returned cleaned.
+func Workspace(v string) (string, error) {
+	switch {
+	case v == "":
+		return "", fmt.Errorf("missing %s header: name the workspace's absolute path", WorkspaceHeader)
+	case !filepath.IsAbs(v):
+		return "", fmt.Errorf("%s %q is not an absolute path", WorkspaceHeader, v)
+	case strings.ContainsRune(v, 0):
+		return "", fmt.Errorf("%s holds a NUL byte", WorkspaceHeader)
+	}
+	return filepath.Clean(v), nil
+}
+
+func (h *Handler) authorized(r *http.Request) bool {
+	if h.token == "" {
+		return false // no token configured: nobody gets in (fail closed)
+	}
+	auth := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.token)) == 1
+}
+
+func (h *Handler) gate(w http.ResponseWriter, r *http.Request, p *Payload, ws string) {
+	// Fail closed even if something below panics.
+	defer func() {
+		if v := recover(); v != nil {
+			h.logger.Error("hooks: panic while gating; blocking", "panic", v)
+			writeJSON(w, Verdict{Decision: "deny", Rule: "warden.internal-error", Reason: fmt.Sprintf("blocked: warden failed while deciding (%v)", v)})
+		}
+	}()
+	v := h.core.Gate(r.Context(), p.GateRequest(ws))
+	out := Verdict{Allow: v.Allowed, Decision: "deny", Reason: v.Reason, Rule: v.Rule, ApprovalID: v.ApprovalID}
+	if v.Allowed {
+		out.Decision = "allow"
+	} else if strings.TrimSpace(out.Reason) == "" {
+		out.Reason = "blocked by warden policy"
+	}
+	writeJSON(w, out)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		writeErr(w, http.StatusInternalServerError, "internal error")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func writeErr(w http.ResponseWriter, code int, msg string) {
+	b, _ := json.Marshal(Error{Error: msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}
