@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 type daemon struct {
-	t       *testing.T
+	t       testing.TB
 	dataDir string
 	cmd     *exec.Cmd
 	monitor string
@@ -48,13 +48,13 @@ type daemon struct {
 }
 
 // env isolates HOME and XDG dirs per test.
-func isolatedEnv(t *testing.T, home string) []string {
+func isolatedEnv(t testing.TB, home string) []string {
 	env := []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, ".local/share"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
 	return env
 }
 
-func startDaemon(t *testing.T, dataDir string, extra ...string) *daemon {
+func startDaemon(t testing.TB, dataDir string, extra ...string) *daemon {
 	t.Helper()
 	home := filepath.Join(filepath.Dir(dataDir), "home")
 	os.MkdirAll(home, 0o700)
