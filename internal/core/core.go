@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/warden-dev/warden/internal/approval"
+	"github.com/warden-dev/warden/internal/atomicfile"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/session"
@@ -268,43 +268,10 @@ func (c *Core) addOverlayRule(r policy.Rule) error {
 	if err != nil {
 		return fmt.Errorf("encode overlay: %w", err)
 	}
-	if err := writeFileAtomic(c.overlayPath, data, 0o600); err != nil {
+	if err := atomicfile.Write(c.overlayPath, data, 0o600, 0o700); err != nil {
 		return err
 	}
 	c.overlay = rules
 	c.policy.Store(combined)
-	return nil
-}
-
-// writeFileAtomic writes data to path through a synced temp file and rename.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/warden-dev/warden/internal/atomicfile"
 	plugin "github.com/warden-dev/warden/plugins/opencode"
 )
 
@@ -62,27 +63,8 @@ func Install(t Target) (Change, error) {
 	if err == nil {
 		action = "updated"
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return Change{}, fmt.Errorf("create %s: %w", filepath.Dir(dest), err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+plugin.FileName+".*")
-	if err != nil {
-		return Change{}, fmt.Errorf("write %s: %w", dest, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(src); err != nil {
-		tmp.Close()
-		return Change{}, fmt.Errorf("write %s: %w", dest, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return Change{}, fmt.Errorf("write %s: %w", dest, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return Change{}, fmt.Errorf("write %s: %w", dest, err)
-	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return Change{}, fmt.Errorf("install %s: %w", dest, err)
+	if err := atomicfile.Write(dest, src, 0o644, 0o755); err != nil {
+		return Change{}, fmt.Errorf("install plugin: %w", err)
 	}
 	return Change{Path: dest, Action: action}, nil
 }
