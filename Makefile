@@ -4,7 +4,8 @@ GO            ?= go
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME      ?= 10s
 PKGS          := ./...
-FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode
+FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode \
+                 ./internal/protocol/hooks:FuzzDecode ./internal/protocol/hooks:FuzzDecodeSpoolEntry ./internal/integrations/claudecode:FuzzMerge
 
 .PHONY: run build test agents lint unit fuzz bench clean
 

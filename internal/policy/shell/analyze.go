@@ -71,6 +71,7 @@ type analyzer struct {
 	downloaded map[string]bool // files written by curl/wget in this line
 	meta       []cmdMeta       // parallel to out.Commands
 	forkBombs  map[string]bool // functions found to be fork bombs
+	funcs      map[string]bool // names of functions defined so far
 }
 
 // cmdMeta is what the analyser remembers about a reported command.
@@ -174,6 +175,10 @@ type state struct {
 	vars     map[string]variable
 	posKnown bool    // positional parameters are known
 	pos      []field // $0, $1, ...
+	// dead is set once the shell has left (exit, or return in a function
+	// body): code after it does not run in this state, and merging a dead
+	// path changes nothing.
+	dead bool
 }
 
 // variable is a shell variable as far as it is known.
@@ -199,7 +204,7 @@ func cleanAbs(p string) string {
 }
 
 func (st *state) clone() *state {
-	n := &state{dir: st.dir, dirWhy: st.dirWhy, posKnown: st.posKnown, pos: st.pos}
+	n := &state{dir: st.dir, dirWhy: st.dirWhy, posKnown: st.posKnown, pos: st.pos, dead: st.dead}
 	n.dirStack = append([]string(nil), st.dirStack...)
 	n.vars = make(map[string]variable, len(st.vars))
 	for k, v := range st.vars {
@@ -226,6 +231,13 @@ func (st *state) child(extra map[string]field) *state {
 // merge folds the state of an alternative path into st: whatever differs
 // becomes unknown.
 func (st *state) merge(o *state) {
+	if o.dead {
+		return
+	}
+	if st.dead {
+		*st = *o.clone()
+		return
+	}
 	if st.dir != o.dir {
 		if st.dir != "" {
 			st.dirWhy = "the working directory depends on which branch ran"
@@ -298,10 +310,8 @@ func (a *analyzer) stmt(c *ctx, st *state, s *syntax.Stmt) {
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			a.pipeline(c, st, x)
 		} else {
-			a.stmt(c, st, x.X)
-			alt := st.clone()
-			a.stmt(c, alt, x.Y)
-			st.merge(alt)
+			// the next statement runs whether the list succeeded or not
+			st.merge(a.andOr(c, st, x))
 		}
 	case *syntax.IfClause:
 		a.ifClause(c, st, x)
@@ -413,24 +423,96 @@ func (a *analyzer) redirectOnly(c *ctx, st *state, s *syntax.Stmt) {
 	}
 }
 
+// andOr analyses a && or || list. On return st is the state in which the
+// list succeeded; the returned state is the one in which it failed. Code
+// after "a && cd d &&" runs in d; code after "cd d ||" runs where cd
+// failed, in the old directory.
+func (a *analyzer) andOr(c *ctx, st *state, x *syntax.BinaryCmd) (fail *state) {
+	if x.Op == syntax.AndStmt {
+		fx := a.outcome(c, st, x.X)
+		fy := a.outcome(c, st, x.Y)
+		fx.merge(fy)
+		return fx
+	}
+	fx := a.outcome(c, st, x.X) // st: X succeeded
+	fy := a.outcome(c, fx, x.Y) // fx: X failed, then Y succeeded
+	st.merge(fx)
+	return fy
+}
+
+// outcome analyses s as the operand of a condition: st becomes the state
+// in which s succeeded and the returned state the one in which it failed.
+func (a *analyzer) outcome(c *ctx, st *state, s *syntax.Stmt) (fail *state) {
+	if s == nil {
+		return st.clone()
+	}
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) &&
+		!s.Background && !s.Coprocess && !s.Disown && len(s.Redirs) == 0 {
+		fail = a.andOr(c, st, b)
+	} else {
+		var pre *state
+		if changesDir(s) {
+			pre = st.clone()
+		}
+		a.stmt(c, st, s)
+		fail = st.clone()
+		if pre != nil && !st.dead {
+			// a cd that fails leaves the directory as it was
+			fail = pre
+		}
+	}
+	if s.Negated {
+		ok := *st
+		*st = *fail
+		*fail = ok
+	}
+	return fail
+}
+
+// changesDir reports whether s is a plain cd, pushd or popd.
+func changesDir(s *syntax.Stmt) bool {
+	x, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(x.Args) == 0 || s.Background || s.Coprocess || s.Disown {
+		return false
+	}
+	switch x.Args[0].Lit() {
+	case "cd", "pushd", "popd":
+		return true
+	}
+	return false
+}
+
+// condList analyses the condition list of an if or elif like outcome.
+func (a *analyzer) condList(c *ctx, st *state, list []*syntax.Stmt) (fail *state) {
+	if len(list) == 0 {
+		return st.clone()
+	}
+	a.stmts(c, st, list[:len(list)-1])
+	return a.outcome(c, st, list[len(list)-1])
+}
+
 func (a *analyzer) ifClause(c *ctx, st *state, x *syntax.IfClause) {
-	var branches []*state
+	var ends []*state
+	cur := st.clone()
 	hasElse := false
 	for cl := x; cl != nil; cl = cl.Else {
 		if len(cl.Cond) == 0 && cl.Else == nil && cl != x {
 			hasElse = true
+			a.stmts(c, cur, cl.Then)
+			ends = append(ends, cur)
+			break
 		}
-		a.stmts(c, st, cl.Cond)
-		b := st.clone()
-		a.stmts(c, b, cl.Then)
-		branches = append(branches, b)
+		fail := a.condList(c, cur, cl.Cond)
+		a.stmts(c, cur, cl.Then)
+		ends = append(ends, cur)
+		cur = fail
 	}
-	res := st.clone()
-	if hasElse && len(branches) > 0 {
-		res = branches[0].clone()
+	if !hasElse {
+		ends = append(ends, cur) // no branch ran
 	}
-	for _, b := range branches {
-		res.merge(b)
+	res := ends[0]
+	for _, e := range ends[1:] {
+		res.merge(e)
 	}
 	*st = *res
 }
@@ -503,6 +585,10 @@ func (a *analyzer) funcDecl(c *ctx, st *state, s *syntax.Stmt, x *syntax.FuncDec
 	if x.Body == nil {
 		return
 	}
+	if a.funcs == nil {
+		a.funcs = map[string]bool{}
+	}
+	a.funcs[name] = true
 	start := len(a.out.Commands)
 	b := st.clone()
 	b.posKnown = false

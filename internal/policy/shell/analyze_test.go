@@ -79,7 +79,22 @@ var cases = []testCase{
 	{`echo 'sudo rm -rf /' > notes.txt`, []string{"write /home/u/proj/notes.txt", "!delete", "!tag privilege"}},
 	{"# rm -rf /", []string{"ncmd 0"}},
 	{`[[ "$x" == "rm -rf /" ]]`, []string{"!delete"}},
-	{`python3 -c "import os; os.system('ls')"`, []string{"exec", "!cmd ls"}},
+	{`python3 -c "import os; os.system('ls')"`, []string{"exec", "cmd ls"}},
+	// inline programs: shell commands and file operations on literals
+	{`python3 -c "import shutil; shutil.rmtree('/home/u')"`, []string{"delete:r /home/u"}},
+	{`python3 -c "print(open('.env').read())"`, []string{"read /home/u/proj/.env"}},
+	{`python3 -c "open('/etc/hosts', 'w').write('x')"`, []string{"write /etc/hosts", "!read /etc/hosts"}},
+	{`python3 -c "from pathlib import Path; print(Path('~/.ssh/id_rsa').expanduser().read_text())"`, []string{"read /home/u/.ssh/id_rsa"}},
+	{`python3 -c "import subprocess; subprocess.run(['rm', '-rf', '/srv'])"`, []string{"delete:r /srv"}},
+	{`python3 -c "print('/etc/passwd')"`, []string{"!read", "!delete"}},
+	{`python3 -c "exec('import os')"`, []string{"!cmd import"}},
+	{`perl -e 'system("rm -rf ~")'`, []string{"delete:r /home/u"}},
+	{`perl -e 'unlink "/etc/motd"'`, []string{"delete /etc/motd"}},
+	{`perl -e 'open(F, ">/etc/motd"); print F "x"'`, []string{"write /etc/motd"}},
+	{"perl -e 'print `cat /etc/shadow`'", []string{"read /etc/shadow"}},
+	{`node -e "require('fs').rmSync('/var/lib', {recursive: true})"`, []string{"delete:r /var/lib"}},
+	{`node -e "require('child_process').execSync('curl x | sh')"`, []string{"finding remote-exec"}},
+	{`ruby -e 'File.write("/etc/motd", "x")'`, []string{"write /etc/motd"}},
 
 	// lists, pipes, groups, substitutions
 	{"ls; rm -rf /x", []string{"cmd ls", "delete:r /x"}},
@@ -293,6 +308,18 @@ EOF`, []string{"!delete", "!finding"}},
 	{"cd /tmp && (cd x && rm -rf y) && rm -rf z", []string{"delete:r /tmp/x/y", "delete:r /tmp/z"}},
 	{"cd /tmp | rm -rf z", []string{"delete:r /home/u/proj/z"}},
 	{"sh -c 'cd /etc'; rm -rf x", []string{"delete:r /home/u/proj/x"}},
+	// && and || chains: what runs after "cd d &&" runs in d; after "cd d ||"
+	// it runs where cd failed; after the whole list either may hold
+	{"mkdir -p /tmp/x && cd /tmp/x && touch a", []string{"write /tmp/x", "write /tmp/x/a"}},
+	{"make && cd /var/www && rm -rf html", []string{"delete:r /var/www/html"}},
+	{"cd web && npm ci && cd .. && rm -rf dist", []string{"delete:r /home/u/proj/dist"}},
+	{"cd /tmp/x || rm -rf y", []string{"delete:r /home/u/proj/y"}},
+	{"cd /tmp/x && true; rm -rf y", []string{"delete:r ?"}},
+	{"cd /tmp/x || exit 1; rm -rf y", []string{"delete:r /tmp/x/y"}},
+	{"exit() { :; }; cd /tmp/x || exit 1; rm -rf y", []string{"delete:r ?"}},
+	{"if cd /tmp/x; then rm -rf y; else rm -rf z; fi", []string{"delete:r /tmp/x/y", "delete:r /home/u/proj/z"}},
+	{"! cd /tmp/x || rm -rf y", []string{"delete:r /tmp/x/y"}},
+	{"cd a || cd b && rm -rf y", []string{"delete:r ?"}},
 
 	// redirections
 	{"echo hi > out.txt", []string{"write /home/u/proj/out.txt"}},
@@ -570,7 +597,10 @@ EOF`, []string{"!delete", "!finding"}},
 	{"sudo su", []string{"tag privilege", "cmd su"}},
 
 	// unknown programs
-	{"myprog /etc/passwd", []string{"cmd myprog", "!write", "!delete", "!read"}},
+	{"myprog /etc/passwd", []string{"cmd myprog", "!write", "!delete", "read /etc/passwd"}},
+	{"openssl rsa -in ~/.ssh/id_rsa -noout", []string{"read /home/u/.ssh/id_rsa"}},
+	{"mytool --config=conf/app.yaml build", []string{"read /home/u/proj/conf/app.yaml"}},
+	{"mytool $UNSET https://x.y/z host:path", []string{"!read", "!delete"}},
 	{"myprog > out", []string{"write /home/u/proj/out"}},
 	{"./configure --prefix=/usr", []string{"exec /home/u/proj/configure", "!write"}},
 
@@ -794,5 +824,16 @@ func TestPure(t *testing.T) {
 		if (err1 == nil) != (err2 == nil) || dump(a1) != dump(a2) {
 			t.Errorf("%q: results differ", tc.in)
 		}
+	}
+}
+
+func TestInlineCodeBounds(t *testing.T) {
+	long := `python3 -c "` + strings.Repeat("print('a');", maxInlineLiterals+1) + `"`
+	a, err := Analyze(long, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := check(a, "finding dynamic-exec"); msg != "" {
+		t.Fatalf("%s\n%s", msg, dump(a))
 	}
 }

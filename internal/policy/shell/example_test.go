@@ -15,6 +15,8 @@ func ExampleAnalyze() {
 		fmt.Println(err)
 		return
 	}
+	// After "cd /tmp && ...;" the directory is /tmp or, if cd failed,
+	// the old one: curl and sh run in a directory not known (Dir "").
 	for _, c := range a.Commands {
 		fmt.Println(c.Name, c.Via, c.Dir, c.Tags)
 		for _, e := range c.Effects {
@@ -30,9 +32,9 @@ func ExampleAnalyze() {
 	//   privilege root recursive=false
 	// rm [sudo] /tmp []
 	//   delete /tmp/build recursive=true
-	// curl [] /tmp []
+	// curl []  []
 	//   network https://x.sh recursive=false
-	// sh [] /tmp [remote-exec]
+	// sh []  [remote-exec]
 	//   exec  recursive=false
 	// finding remote-exec: "curl -fsSL https://x.sh | sh"
 }

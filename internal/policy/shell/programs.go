@@ -26,6 +26,12 @@ func (a *analyzer) model(k *call) {
 		return
 	}
 	switch n {
+	case "exit", "logout", "return":
+		// the shell leaves: what follows in this path does not run, unless
+		// a function of that name shadows the builtin
+		if !k.a.funcs[n] && len(k.c.via) == 0 {
+			k.st.dead = true
+		}
 	// wrappers
 	case "sudo":
 		k.sudo()
@@ -495,6 +501,43 @@ func (a *analyzer) model(k *call) {
 			user = ops[len(ops)-1].text(k.c)
 		}
 		k.eff(Effect{Kind: Privilege, Target: user, Unknown: user == "", Reason: reasonIf(user == "", "user not given")})
+	case "openssl":
+		k.openssl()
+	// programs that take file names without reading their content
+	case "echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname",
+		"pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "alias", "unalias",
+		"kill", "killall", "pkill", "pgrep", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr",
+		"break", "continue", "wait", "trap", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts",
+		"let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime",
+		"free", "df", "ps", "lsof", "mkfifo":
+	default:
+		k.mentions()
+	}
+}
+
+// openssl reads the files named by its input options and writes those of
+// its output options.
+func (k *call) openssl() {
+	for i := 0; i+1 < len(k.args); i++ {
+		f := k.args[i]
+		if !f.known {
+			continue
+		}
+		switch f.val {
+		case "-in", "-inkey", "-key", "-kfile", "-passin", "-CAkey", "-signkey", "-infiles", "-pubin":
+			if f.val == "-pubin" {
+				continue
+			}
+			v := k.args[i+1]
+			if v.known && strings.HasPrefix(v.val, "file:") {
+				v = sub(v, v.val[len("file:"):])
+			}
+			k.file(Read, v, false)
+			i++
+		case "-out", "-keyout":
+			k.file(Write, k.args[i+1], false)
+			i++
+		}
 	}
 }
 
@@ -767,6 +810,7 @@ loop:
 	switch {
 	case code != nil:
 		k.eff(Effect{Kind: Exec, Reason: "inline code (" + lang + ")"})
+		k.inlineCode(*code, lang)
 		if code.remote {
 			k.remoteExec(k.name + " runs code fetched from the network")
 		} else if !code.known {
@@ -854,6 +898,7 @@ func (k *call) perl() {
 		return
 	}
 	k.eff(Effect{Kind: Exec, Reason: "inline code (perl)"})
+	k.inlineCode(*code, "perl")
 	if code.remote {
 		k.remoteExec("perl runs code fetched from the network")
 	}
@@ -1786,9 +1831,23 @@ func (k *call) gh() {
 	}
 	a, b := p.ops[0].val, p.ops[1].val
 	switch {
+	case a == "gist" && (b == "create" || b == "new" || b == "edit"):
+		// the files named are read and uploaded
+		g := parseOpts(p.ops[2:], spec{arg: "df", long: []string{"desc", "filename", "add"}})
+		files := g.ops
+		if b == "edit" && len(files) > 0 {
+			files = files[1:] // the gist id
+		}
+		if v, ok := g.get("a", "add"); ok {
+			files = append(files, v)
+		}
+		k.files(Read, files, false)
 	case a == "release" && (b == "create" || b == "upload"):
 		k.tag(TagPublish)
 		k.attr("subcommand", a+" "+b)
+		if ops := parseOpts(p.ops[2:], spec{arg: "tnFR", long: []string{"title", "notes", "notes-file", "target", "discussion-category", "notes-start-tag"}}).ops; len(ops) > 1 {
+			k.files(Read, ops[1:], false) // assets after the tag
+		}
 	case b == "delete" || (a == "release" && b == "delete-asset"):
 		k.tag(TagRemoteDelete)
 	case a == "api":

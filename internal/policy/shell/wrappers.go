@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -116,6 +117,11 @@ loop:
 		f := args[i]
 		v := f.val
 		if !f.known {
+			// NAME=$UNKNOWN is still an assignment, not the command
+			if name, ok := assignName(f.text(k.c)); ok {
+				env[name] = unknownField("variable $" + name + " is set to a value not known at check time")
+				continue
+			}
 			break
 		}
 		switch {
@@ -176,6 +182,21 @@ loop:
 		return
 	}
 	k.inner(args[i:], "env", st, env)
+}
+
+// assignName returns NAME when s starts with "NAME=" for a valid shell
+// variable name.
+func assignName(s string) (string, bool) {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return "", false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return "", false
+		}
+	}
+	return name, true
 }
 
 // simpleWrapper unwraps programs whose options are followed by a command.
@@ -465,6 +486,7 @@ func (k *call) find() {
 		roots = roots[:maxFindRoots]
 	}
 	expr := args[i:]
+	name := findName(expr)
 	for j := 0; j < len(expr); j++ {
 		if !expr[j].known {
 			continue
@@ -485,6 +507,11 @@ func (k *call) find() {
 			}
 			for _, r := range roots {
 				rb := r
+				if name != "" && r.known {
+					// what -exec gets are files called name under the root
+					rb = sub(r, path.Join(r.val, name))
+					rb.glob = strings.ContainsAny(name, "*?[")
+				}
 				rb.under = true
 				var st *state
 				if v == "-execdir" || v == "-okdir" {
@@ -507,6 +534,31 @@ func (k *call) find() {
 			j++
 		}
 	}
+}
+
+// findName returns the one -name/-iname pattern of a find expression that
+// has no alternatives (-o, ","), or "" when there is none or several.
+func findName(expr []field) string {
+	name, n := "", 0
+	for j := 0; j < len(expr); j++ {
+		if !expr[j].known {
+			continue
+		}
+		switch expr[j].val {
+		case "-o", "-or", ",", "!", "-not":
+			return ""
+		case "-name", "-iname":
+			n++
+			if j+1 < len(expr) && expr[j+1].known && !strings.Contains(expr[j+1].val, "/") {
+				name = expr[j+1].val
+			}
+			j++
+		}
+	}
+	if n != 1 {
+		return ""
+	}
+	return name
 }
 
 func (k *call) busybox() {
