@@ -7,7 +7,7 @@ PKGS          := ./...
 FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode \
                  ./internal/protocol/hooks:FuzzDecode ./internal/protocol/hooks:FuzzDecodeSpoolEntry ./internal/integrations/claudecode:FuzzMerge
 
-.PHONY: run build test agents lint unit fuzz bench clean
+.PHONY: run build test agents tools lint unit fuzz bench clean
 
 run:
 	$(GO) run ./cmd/warden serve
@@ -15,12 +15,17 @@ run:
 build:
 	$(GO) build -o bin/warden ./cmd/warden
 
-test: agents lint unit fuzz
+test: agents tools lint unit fuzz
 
 # The real agent binaries the end-to-end tests drive (npm, pinned, cached in
 # .cache/agents; a no-op once installed).
 agents:
 	@bash scripts/install-agents.sh
+
+# The language servers, debug adapters and ripgrep the control door's tests
+# drive (pinned; .cache/tools, Debian packages when missing; a no-op once there).
+tools:
+	@bash scripts/install-tools.sh
 
 lint:
 	@echo "== gofmt"; out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs the real tools the control door's tests drive, pinned and
+# idempotent: language servers (gopls, pyright), debug adapters (dlv,
+# debugpy) and ripgrep (the search benchmark's baseline).
+#   Go tools  -> .cache/tools/bin      (go install, pinned)
+#   pyright   -> .cache/tools/node     (npm, pinned)
+#   debugpy, ripgrep -> Debian packages (apt-get, only when missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GOPLS_VERSION=v0.23.0
+DLV_VERSION=v1.27.2
+PYRIGHT_VERSION=1.1.414
+bin=$PWD/.cache/tools/bin
+node=$PWD/.cache/tools/node
+mkdir -p "$bin" "$node"
+
+stamp() { [ -f "$1.version" ] && [ "$(cat "$1.version")" = "$2" ] && [ -x "$1" ]; }
+
+if stamp "$bin/gopls" "$GOPLS_VERSION"; then
+  echo "tools: gopls $GOPLS_VERSION already installed"
+else
+  echo "tools: installing gopls $GOPLS_VERSION"
+  GOBIN=$bin go install "golang.org/x/tools/gopls@$GOPLS_VERSION"
+  echo "$GOPLS_VERSION" > "$bin/gopls.version"
+fi
+
+if stamp "$bin/dlv" "$DLV_VERSION"; then
+  echo "tools: dlv $DLV_VERSION already installed"
+else
+  echo "tools: installing dlv $DLV_VERSION"
+  GOBIN=$bin go install "github.com/go-delve/delve/cmd/dlv@$DLV_VERSION"
+  echo "$DLV_VERSION" > "$bin/dlv.version"
+fi
+
+want="{\"dependencies\":{\"pyright\":\"$PYRIGHT_VERSION\"}}"
+have=""
+[ -f "$node/package.json" ] && have=$(tr -d ' \n' < "$node/package.json")
+if [ "$have" = "$want" ] && [ -x "$node/node_modules/.bin/pyright-langserver" ]; then
+  echo "tools: pyright $PYRIGHT_VERSION already installed"
+else
+  command -v npm >/dev/null || { echo "tools: npm is required (install Node.js)" >&2; exit 1; }
+  echo "$want" > "$node/package.json"
+  echo "tools: installing pyright $PYRIGHT_VERSION"
+  (cd "$node" && npm install --no-audit --no-fund --save-exact --loglevel=error)
+fi
+ln -sf "$node/node_modules/.bin/pyright-langserver" "$bin/pyright-langserver"
+
+missing=()
+/usr/bin/python3 -c 'import debugpy' 2>/dev/null || missing+=(python3-debugpy)
+command -v rg >/dev/null || missing+=(ripgrep)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "tools: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "tools: debugpy and ripgrep already installed"
+fi
+echo "tools: ready in $bin"
