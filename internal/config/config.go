@@ -38,6 +38,8 @@ type Config struct {
 	Approvals Approvals `yaml:"approvals"`
 	// Log configures operational logging.
 	Log Log `yaml:"log"`
+	// Control configures the control door (specs/control-protocol.md).
+	Control Control `yaml:"control"`
 }
 
 // Approvals configures how long an "ask" waits.
@@ -79,6 +81,7 @@ func DefaultListeners() map[string]string {
 		"monitor": DefaultMonitorAddr,
 		"hooks":   DefaultHooksAddr,
 		"health":  DefaultHealthAddr,
+		"control": DefaultControlAddr,
 	}
 }
 
@@ -129,6 +132,9 @@ func Parse(data []byte, c *Config) error {
 	case "", "debug", "info", "warn", "error":
 	default:
 		return fmt.Errorf("log.level %q: want debug, info, warn or error", c.Log.Level)
+	}
+	if err := c.Control.Validate(); err != nil {
+		return err
 	}
 	switch c.Log.Format {
 	case "", "text", "json":

@@ -314,3 +314,20 @@ func TestBusSeesOnlyDurableEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestRequireApprovalAsksForAllowedCalls(t *testing.T) {
+	c := coretest.New(t, coretest.Options{ApprovalTimeout: 50 * time.Millisecond})
+	req := bash("rm -f build/a.o")
+	req.RequireApproval = "deleting files needs approval (security.requireApproval)"
+	v := c.Gate(t.Context(), req)
+	if v.Allowed || v.Decision.Action != policy.Ask || v.Rule != "warden.require-approval" || v.ApprovalID == "" || v.Outcome != approval.Expired {
+		t.Fatalf("verdict %+v: want an ask that expired", v)
+	}
+	// a deny stands
+	req = bash("rm -rf /")
+	req.RequireApproval = "x"
+	v = c.Gate(t.Context(), req)
+	if v.Allowed || v.Decision.Action != policy.Deny {
+		t.Fatalf("verdict %+v: want the policy's deny", v)
+	}
+}

@@ -25,6 +25,10 @@ type GateRequest struct {
 	// policy would allow on its head alone is asked about instead, since the
 	// unseen tail could do anything; a deny stands.
 	Truncated bool
+	// RequireApproval, when set, is the reason a call the policy allows must
+	// still wait for a person (the control door's security.requireApproval
+	// for destructive operations). A deny stands.
+	RequireApproval string
 }
 
 // Verdict is the core's final answer for a gated call: the call may run only
@@ -81,6 +85,12 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 		d = policy.Decision{
 			Action: policy.Ask, Rule: "warden.truncated-command", Argv: d.Argv, Span: d.Span,
 			Reason: "the client sent only the first characters of this command; warden cannot check the rest",
+		}
+	}
+	if req.RequireApproval != "" && d.Action == policy.Allow {
+		d = policy.Decision{
+			Action: policy.Ask, Rule: "warden.require-approval", Argv: d.Argv, Span: d.Span,
+			Reason: req.RequireApproval,
 		}
 	}
 	sess := call.Session
