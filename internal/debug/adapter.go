@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -65,14 +64,13 @@ func (a *adapter) kill() {
 	if a.cmd == nil || a.cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
-	_ = a.cmd.Process.Kill()
+	killGroup(a.cmd.Process)
 }
 
 // startProcess starts cmd in its own process group and reaps it in the
 // background; the transport is closed when it exits.
 func (a *adapter) startProcess(cmd *exec.Cmd) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return err
@@ -187,6 +185,8 @@ func (m *Manager) startAdapter(ctx context.Context, typ, request string, cfg Con
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnsupportedType, typ)
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func hostPort(cfg Config) string {
 	host := cfg.Host

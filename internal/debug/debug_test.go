@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -389,30 +390,60 @@ func TestGoBuildError(t *testing.T) {
 	}
 }
 
-// TestAdapterCrash: when the adapter dies the session ends and says why.
+// TestAdapterCrash: when the adapter dies the session ends, says why, and
+// the debuggee it left behind is killed.
 func TestAdapterCrash(t *testing.T) {
 	requireDebugpy(t)
-	rec := newRecorder()
-	m := newManager(t, rec)
-	prog := filepath.Join(t.TempDir(), "prog.py")
-	writeFile(t, prog, "import time\nprint('up', flush=True)\ntime.sleep(60)\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	id, err := m.Start(ctx, Config{Type: "python", Request: "launch", Program: prog})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFor(t, id, 0, "output", func(ev Event) bool { return ev.Kind == EventOutput && strings.Contains(ev.Output, "up") })
-	s, err := m.lookup(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.a.kill()
-	_, ev := rec.waitFor(t, id, 0, "ended", func(ev Event) bool { return ev.Kind == EventEnded })
-	if !strings.HasPrefix(ev.Reason, "adapter exited unexpectedly") {
-		t.Fatalf("ended event = %+v", ev)
-	}
-	if hasSession(m, id) {
-		t.Fatalf("crashed session still listed")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/sleep\n\ngo 1.26\n")
+	writeFile(t, filepath.Join(dir, "main.go"), "package main\n\nimport \"time\"\n\nfunc main() {\n\tprintln(\"up\")\n\ttime.Sleep(time.Minute)\n}\n")
+	writeFile(t, filepath.Join(dir, "prog.py"), "import time\nprint('up', flush=True)\ntime.sleep(60)\n")
+	for _, tc := range []struct{ typ, program string }{
+		{"go", dir},
+		{"python", filepath.Join(dir, "prog.py")},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			rec := newRecorder()
+			m := newManager(t, rec)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			id, err := m.Start(ctx, Config{Type: tc.typ, Request: "launch", Program: tc.program})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.waitFor(t, id, 0, "output", func(ev Event) bool { return ev.Kind == EventOutput && strings.Contains(ev.Output, "up") })
+			s, err := m.lookup(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.mu.Lock()
+			pid := s.debuggee
+			s.mu.Unlock()
+			if pid == 0 {
+				t.Fatal("no process event with the debuggee's pid")
+			}
+			s.a.kill()
+			_, ev := rec.waitFor(t, id, 0, "ended", func(ev Event) bool { return ev.Kind == EventEnded })
+			if !strings.HasPrefix(ev.Reason, "adapter exited unexpectedly") {
+				t.Fatalf("ended event = %+v", ev)
+			}
+			if hasSession(m, id) {
+				t.Fatalf("crashed session still listed")
+			}
+			// The debuggee was killed (it may linger briefly as a zombie
+			// until its parent reaps it).
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+				_, rest, _ := strings.Cut(string(st), ") ")
+				if len(st) == 0 || strings.HasPrefix(rest, "Z") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("debuggee %d still running: %s", pid, st)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
 	}
 }

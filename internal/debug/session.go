@@ -36,6 +36,8 @@ type session struct {
 	stopReason    string
 	sawTerminated bool
 	lastThread    int
+	debuggee      int             // launched debuggee's pid, from the process event
+	debuggeeStart string          // its processStart
 	started       bool            // configure succeeded
 	startOutput   strings.Builder // output before then, for start errors
 
@@ -194,6 +196,13 @@ func (s *session) handle(msg dap.Message) {
 			s.mu.Lock()
 			s.sawTerminated = true
 			s.mu.Unlock()
+		case *dap.ProcessEvent:
+			if s.request == "launch" && e.Body.SystemProcessId > 0 {
+				start := processStart(e.Body.SystemProcessId)
+				s.mu.Lock()
+				s.debuggee, s.debuggeeStart = e.Body.SystemProcessId, start
+				s.mu.Unlock()
+			}
 		case *dap.OutputEvent:
 			s.mu.Lock()
 			if !s.started && s.startOutput.Len() < 8<<10 && e.Body.Category != "telemetry" {
@@ -212,13 +221,11 @@ func (s *session) handle(msg dap.Message) {
 
 // handleRaw deals with a message DecodeProtocolMessage rejected.
 func (s *session) handleRaw(content []byte, partial dap.Message, decodeErr error) {
-	if partial != nil {
-		if _, ok := partial.(dap.ResponseMessage); ok {
-			// Known response whose body did not fit go-dap's types: the
-			// generic fields are what matters.
-			s.handle(partial)
-			return
-		}
+	if _, ok := partial.(dap.ResponseMessage); ok {
+		// Known response whose body did not fit go-dap's types: the
+		// generic fields are what matters.
+		s.handle(partial)
+		return
 	}
 	var raw struct {
 		Seq        int    `json:"seq"`
@@ -294,6 +301,12 @@ func (s *session) finish(readErr error) {
 		grace = s.m.stopTimeout
 	}
 	s.a.shutdown(grace)
+	s.mu.Lock()
+	pid, start := s.debuggee, s.debuggeeStart
+	s.mu.Unlock()
+	if killDebuggee(pid, start) {
+		s.log.Info("debug: killed the debuggee the adapter left behind", "pid", pid)
+	}
 	s.m.remove(s)
 	switch {
 	case stopping && reason != "":
