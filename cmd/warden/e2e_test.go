@@ -58,7 +58,7 @@ func startDaemon(t testing.TB, dataDir string, extra ...string) *daemon {
 	t.Helper()
 	home := filepath.Join(filepath.Dir(dataDir), "home")
 	os.MkdirAll(home, 0o700)
-	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--hooks-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"}, extra...)
+	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--hooks-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--control-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = isolatedEnv(t, home)
 	var stderr bytes.Buffer
@@ -357,7 +357,7 @@ func TestRefusesTakenPortAndSecondDaemon(t *testing.T) {
 	}
 	defer ln.Close()
 	dir := t.TempDir()
-	cmd := exec.Command(binary, "serve", "--data-dir", filepath.Join(dir, "a"), "--monitor-addr", ln.Addr().String(), "--hooks-addr=", "--health-addr=")
+	cmd := exec.Command(binary, "serve", "--data-dir", filepath.Join(dir, "a"), "--monitor-addr", ln.Addr().String(), "--hooks-addr=", "--health-addr=", "--control-addr=")
 	cmd.Env = isolatedEnv(t, dir)
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "already in use") || !strings.Contains(string(out), "--monitor-addr") {
@@ -366,7 +366,7 @@ func TestRefusesTakenPortAndSecondDaemon(t *testing.T) {
 
 	data := filepath.Join(dir, "b")
 	d := startDaemon(t, data)
-	cmd = exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=")
+	cmd = exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=", "--control-addr=")
 	cmd.Env = isolatedEnv(t, dir)
 	out, err = cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "already running") {

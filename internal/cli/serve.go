@@ -15,6 +15,7 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/daemon"
 	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/protocol/control"
 )
 
 func newServeCmd(o *options) *cobra.Command {
@@ -31,7 +32,8 @@ func newServeCmd(o *options) *cobra.Command {
 		Long: `Run the warden daemon: the event log, the policy, the approval queue and every door.
 
 With no flags, data lives in $XDG_DATA_HOME/warden (else ~/.local/share/warden), the
-monitor door listens on 127.0.0.1:37123, the Claude Code hook door on 127.0.0.1:37124 and
+monitor door listens on 127.0.0.1:37123, the Claude Code hook door on 127.0.0.1:37124, the
+control door (WebSocket JSON-RPC, serving the directory serve starts in) on 127.0.0.1:19876 and
 health on 127.0.0.1:8081. Give a door an
 empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracefully.`,
 		Example: `  warden serve
@@ -62,9 +64,15 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 			if cmd.Flags().Changed("log-format") {
 				cfg.Log.Format = logFormat
 			}
+			if err := cfg.Control.Validate(); err != nil {
+				return err
+			}
 			listeners := config.DefaultListeners()
 			for name, addr := range cfg.Listeners {
 				listeners[name] = addr
+			}
+			if listeners["control"] != "" {
+				listeners["control"] = control.Addr(listeners["control"], cfg.Control)
 			}
 			for name, addr := range addrs {
 				if cmd.Flags().Changed(name + "-addr") {
@@ -81,6 +89,7 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 			default:
 				return fmt.Errorf("--log-format %q: want text or json", cfg.Log.Format)
 			}
+			wd, _ := os.Getwd()
 			logger := newLogger(o, cfg.Log)
 			env := policy.DefaultEnv()
 			env.ProtectedDirs = append(env.ProtectedDirs, dataDir)
@@ -90,13 +99,15 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return daemon.Run(ctx, daemon.Config{
-				DataDir:         dataDir,
-				PolicyFile:      cfg.Policy,
-				PolicyEnv:       env,
-				Listeners:       listeners,
-				ApprovalTimeout: time.Duration(cfg.Approvals.Timeout),
-				Version:         Version,
-				Logger:          logger,
+				DataDir:          dataDir,
+				PolicyFile:       cfg.Policy,
+				PolicyEnv:        env,
+				Listeners:        listeners,
+				ApprovalTimeout:  time.Duration(cfg.Approvals.Timeout),
+				Control:          cfg.Control,
+				ControlWorkspace: wd,
+				Version:          Version,
+				Logger:           logger,
 			})
 		},
 	}

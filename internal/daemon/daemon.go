@@ -21,10 +21,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/netguard"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/protocol/admin"
+	"github.com/warden-dev/warden/internal/protocol/control"
 	"github.com/warden-dev/warden/internal/protocol/hooks"
 	"github.com/warden-dev/warden/internal/protocol/monitor"
 	"github.com/warden-dev/warden/internal/store/sqlite"
@@ -58,6 +60,10 @@ type Config struct {
 	Version string
 	// Logger receives operational logs.
 	Logger *slog.Logger
+	// Control configures the control door; ControlWorkspace is the
+	// workspace it serves to clients that name none.
+	Control          config.Control
+	ControlWorkspace string
 	// Ready, if set, is called once every listener is bound.
 	Ready func(Runtime)
 }
@@ -133,10 +139,18 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	} else if n > 0 {
 		logger.Info("ingested spooled Claude Code events", "count", n)
 	}
+	ctl, err := control.New(control.Options{
+		Core: c, Settings: cfg.Control, Token: token, Workspace: cfg.ControlWorkspace, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer ctl.Close()
 	handlers := map[string]http.Handler{
 		"monitor": monitor.NewHandler(c, logger),
 		"hooks":   hookDoor,
 		"health":  healthHandler(cfg.Version),
+		"control": ctl,
 	}
 	type bound struct {
 		name string
@@ -239,6 +253,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	// Calls waiting for a person are blocked now, with that reason recorded.
 	c.CancelPending(context.Background(), "warden is shutting down")
+	// control clients are told (server.shutdown) before their sockets close
+	ctl.Close()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go func() {

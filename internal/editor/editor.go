@@ -134,6 +134,28 @@ func (e *Editor) Open(path, languageID, content string, column int) Snapshot {
 	return s
 }
 
+// Load opens path like Open but leaves the active document as it is (for
+// documents opened on behalf of a request, as an editor does for a
+// language feature).
+func (e *Editor) Load(path, languageID, content string) Snapshot {
+	e.mu.Lock()
+	d, ok := e.docs[path]
+	if !ok {
+		d = &Document{Path: path, LanguageID: languageID, text: content, saved: content, version: 1, column: 1}
+		e.docs[path] = d
+		e.order = append(e.order, path)
+		if e.active == "" {
+			e.active = path
+		}
+	}
+	s := d.snapshot()
+	e.mu.Unlock()
+	if !ok {
+		e.emit(func(l Listener) { l.Opened(s) })
+	}
+	return s
+}
+
 // IsOpen reports whether path is open.
 func (e *Editor) IsOpen(path string) bool {
 	e.mu.Lock()

@@ -1,0 +1,379 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/wsfs"
+)
+
+type pathParams struct {
+	Path     string `json:"path"`
+	Encoding string `json:"encoding"`
+}
+
+type writeParams struct {
+	Path    string  `json:"path"`
+	Content *string `json:"content"`
+}
+
+func fsMethods() map[string]method {
+	return map[string]method{
+		"fs.readFile":        fsReadFile,
+		"fs.writeFile":       fsWriteFile,
+		"fs.appendFile":      fsAppendFile,
+		"fs.deleteFile":      fsDeleteFile,
+		"fs.rename":          fsRename,
+		"fs.copy":            fsCopy,
+		"fs.createDirectory": fsCreateDirectory,
+		"fs.deleteDirectory": fsDeleteDirectory,
+		"fs.listDirectory":   fsListDirectory,
+		"fs.exists":          fsExists,
+		"fs.stat":            fsStat,
+		"fs.watchFiles":      fsWatchFiles,
+		"fs.unwatchFiles":    fsUnwatchFiles,
+	}
+}
+
+// path decodes params with a "path" and returns its absolute form.
+func (c *call) path() (pathParams, string, error) {
+	var p pathParams
+	if err := c.params(&p); err != nil {
+		return p, "", err
+	}
+	abs, err := c.abs(p.Path)
+	return p, abs, err
+}
+
+func fsReadFile(ctx context.Context, c *call) (any, error) {
+	p, abs, err := c.path()
+	if err != nil {
+		return nil, err
+	}
+	switch p.Encoding {
+	case "", "utf-8", "utf8", "base64", "binary", "latin1":
+	default:
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: encoding %q (want utf-8 or base64)", p.Encoding)
+	}
+	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
+		return nil, err
+	}
+	b, err := c.ws.svc.fs.ReadFile(abs)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return map[string]string{"content": encode(b, p.Encoding)}, nil
+}
+
+// encode renders file content for the wire: text as is, base64 on request
+// (and for content that is not UTF-8 when asked for utf-8 it is still sent
+// as text with replacement characters, as Node would).
+func encode(b []byte, enc string) string {
+	switch enc {
+	case "base64":
+		return base64Encode(b)
+	case "latin1", "binary":
+		r := make([]rune, len(b))
+		for i, c := range b {
+			r[i] = rune(c)
+		}
+		return string(r)
+	}
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return string([]rune(string(b)))
+}
+
+func (c *call) writeParams() (string, string, error) {
+	var p writeParams
+	if err := c.params(&p); err != nil {
+		return "", "", err
+	}
+	if p.Content == nil {
+		return "", "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: content is required")
+	}
+	abs, err := c.abs(p.Path)
+	return abs, *p.Content, err
+}
+
+func fsWriteFile(ctx context.Context, c *call) (any, error) {
+	abs, content, err := c.writeParams()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.gate(ctx, "write", map[string]any{"filePath": abs, "content": content}, false, denyFile); err != nil {
+		return nil, err
+	}
+	err = c.ws.svc.fs.WriteFile(abs, []byte(content))
+	c.recordResult(ctx, "write", err)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return ok, nil
+}
+
+func fsAppendFile(ctx context.Context, c *call) (any, error) {
+	abs, content, err := c.writeParams()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.gate(ctx, "write", map[string]any{"filePath": abs, "content": content, "append": true}, false, denyFile); err != nil {
+		return nil, err
+	}
+	err = c.ws.svc.fs.AppendFile(abs, []byte(content))
+	c.recordResult(ctx, "write", err)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return ok, nil
+}
+
+// shellOp gates an operation that is, in effect, a shell command (rm, mv,
+// cp, mkdir): the policy judges it with all it knows about those commands.
+func (c *call) shellOp(ctx context.Context, destructive bool, argv ...string) error {
+	return c.gate(ctx, "bash", map[string]any{"command": shellLine(argv...), "description": c.req.Method}, destructive, denyFile)
+}
+
+func fsDeleteFile(ctx context.Context, c *call) (any, error) {
+	_, abs, err := c.path()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.shellOp(ctx, true, "rm", "--", abs); err != nil {
+		return nil, err
+	}
+	err = c.ws.svc.fs.DeleteFile(abs)
+	c.recordResult(ctx, "bash", err)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return ok, nil
+}
+
+func fsRename(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		OldPath string `json:"oldPath"`
+		NewPath string `json:"newPath"`
+	}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	from, err := c.abs(p.OldPath)
+	if err != nil {
+		return nil, err
+	}
+	to, err := c.abs(p.NewPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.shellOp(ctx, false, "mv", "--", from, to); err != nil {
+		return nil, err
+	}
+	err = c.ws.svc.fs.Rename(from, to)
+	c.recordResult(ctx, "bash", err)
+	if err != nil {
+		return nil, fail(err, from)
+	}
+	return ok, nil
+}
+
+func fsCopy(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		Source      string `json:"source"`
+		Destination string `json:"destination"`
+	}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	from, err := c.abs(p.Source)
+	if err != nil {
+		return nil, err
+	}
+	to, err := c.abs(p.Destination)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.shellOp(ctx, false, "cp", "-r", "--", from, to); err != nil {
+		return nil, err
+	}
+	err = c.ws.svc.fs.Copy(from, to)
+	c.recordResult(ctx, "bash", err)
+	if err != nil {
+		return nil, fail(err, from)
+	}
+	return ok, nil
+}
+
+func fsCreateDirectory(ctx context.Context, c *call) (any, error) {
+	_, abs, err := c.path()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.shellOp(ctx, false, "mkdir", "-p", "--", abs); err != nil {
+		return nil, err
+	}
+	err = c.ws.svc.fs.MkdirAll(abs)
+	c.recordResult(ctx, "bash", err)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return ok, nil
+}
+
+func fsDeleteDirectory(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		Path      string `json:"path"`
+		Recursive bool   `json:"recursive"`
+	}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	abs, err := c.abs(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	argv := []string{"rmdir", "--", abs}
+	if p.Recursive {
+		argv = []string{"rm", "-r", "--", abs}
+	}
+	if err := c.shellOp(ctx, true, argv...); err != nil {
+		return nil, err
+	}
+	err = c.ws.svc.fs.RemoveDir(abs, p.Recursive)
+	c.recordResult(ctx, "bash", err)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return ok, nil
+}
+
+type listEntry struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Type  string `json:"type"`
+	Size  int64  `json:"size"`
+	Mtime int64  `json:"mtime"`
+}
+
+func fsListDirectory(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		Path      string `json:"path"`
+		Recursive bool   `json:"recursive"`
+	}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	if p.Path == "" {
+		p.Path = "."
+	}
+	abs, err := c.abs(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	tool := "list"
+	if p.Recursive {
+		tool = "glob"
+	}
+	if err := c.gate(ctx, tool, map[string]any{"path": abs}, false, denyFile); err != nil {
+		return nil, err
+	}
+	entries, err := c.ws.svc.fs.List(abs, p.Recursive)
+	if err != nil && !errors.Is(err, wsfs.ErrListLimit) {
+		return nil, fail(err, abs)
+	}
+	out := make([]listEntry, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, listEntry{Name: e.Name, Path: c.ws.svc.fs.Abs(e.Path), Type: e.Type, Size: e.Size, Mtime: e.Mtime})
+	}
+	res := map[string]any{"entries": out}
+	if err != nil {
+		res["truncated"] = true
+	}
+	return res, nil
+}
+
+func fsExists(ctx context.Context, c *call) (any, error) {
+	_, abs, err := c.path()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.gate(ctx, "list", map[string]any{"path": abs}, false, denyFile); err != nil {
+		return nil, err
+	}
+	e, f, d := c.ws.svc.fs.Exists(abs)
+	return map[string]bool{"exists": e, "isFile": f, "isDirectory": d}, nil
+}
+
+func fsStat(ctx context.Context, c *call) (any, error) {
+	_, abs, err := c.path()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.gate(ctx, "list", map[string]any{"path": abs}, false, denyFile); err != nil {
+		return nil, err
+	}
+	info, err := c.ws.svc.fs.Stat(abs)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return info, nil
+}
+
+func fsWatchFiles(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		Pattern string `json:"pattern"`
+	}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	if p.Pattern == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: pattern is required")
+	}
+	if err := c.gate(ctx, "glob", map[string]any{"path": c.ws.root, "pattern": p.Pattern}, false, denyFile); err != nil {
+		return nil, err
+	}
+	ss := c.ss
+	fsys := c.ws.svc.fs
+	id, err := fsys.Watch(p.Pattern, func(rel, kind string) {
+		ss.notify("file.changed", map[string]string{"path": fsys.Abs(rel), "type": kind})
+	})
+	if err != nil {
+		return nil, fail(err, "")
+	}
+	ss.mu.Lock()
+	ss.watchers = append(ss.watchers, id)
+	ss.mu.Unlock()
+	return map[string]string{"watcherId": id}, nil
+}
+
+func fsUnwatchFiles(ctx context.Context, c *call) (any, error) {
+	var p struct {
+		WatcherID string `json:"watcherId"`
+	}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	ss := c.ss
+	ss.mu.Lock()
+	found := false
+	for i, id := range ss.watchers {
+		if id == p.WatcherID {
+			ss.watchers = append(ss.watchers[:i], ss.watchers[i+1:]...)
+			found = true
+			break
+		}
+	}
+	ss.mu.Unlock()
+	if !found {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: no watcher %q on this connection", p.WatcherID)
+	}
+	if err := c.ws.svc.fs.Unwatch(p.WatcherID); err != nil {
+		return nil, fail(err, "")
+	}
+	return ok, nil
+}
+
+func (w *workspace) unwatch(id string) { _ = w.svc.fs.Unwatch(id) }

@@ -1,0 +1,341 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/warden-dev/warden/internal/editor"
+	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/lsp"
+)
+
+// lspSync keeps the language servers in step with the headless editor.
+type lspSync struct {
+	m   *lsp.Manager
+	log interface {
+		Debug(msg string, args ...any)
+	}
+}
+
+func (l lspSync) Opened(s editor.Snapshot) {
+	if err := l.m.DidOpen(lsp.URIFromPath(s.Path), s.LanguageID, int32(s.Version), s.Text); err != nil && !errors.Is(err, lsp.ErrNoServer) {
+		l.log.Debug("lsp didOpen", "path", s.Path, "err", err)
+	}
+}
+
+func (l lspSync) Changed(s editor.Snapshot) {
+	if err := l.m.DidChange(lsp.URIFromPath(s.Path), int32(s.Version), s.Text); err != nil && !errors.Is(err, lsp.ErrNoServer) && !errors.Is(err, lsp.ErrNotOpen) {
+		l.log.Debug("lsp didChange", "path", s.Path, "err", err)
+	}
+}
+
+func (l lspSync) Saved(s editor.Snapshot) {
+	if err := l.m.DidSave(lsp.URIFromPath(s.Path), s.Text); err != nil && !errors.Is(err, lsp.ErrNoServer) && !errors.Is(err, lsp.ErrNotOpen) {
+		l.log.Debug("lsp didSave", "path", s.Path, "err", err)
+	}
+}
+
+func (l lspSync) Closed(path string) {
+	_ = l.m.DidClose(lsp.URIFromPath(path))
+}
+
+func toLSP(p editor.Position) protocol.Position {
+	return protocol.Position{Line: uint32(max(p.Line, 0)), Character: uint32(max(p.Character, 0))}
+}
+
+func fromLSP(p protocol.Position) editor.Position {
+	return editor.Position{Line: int(p.Line), Character: int(p.Character)}
+}
+
+func rangeFromLSP(r protocol.Range) editor.Range {
+	return editor.Range{Start: fromLSP(r.Start), End: fromLSP(r.End)}
+}
+
+// format returns the language server's formatting edits for a document.
+func (s *services) format(ctx context.Context, d editor.Snapshot) ([]editor.Edit, error) {
+	edits, err := s.lsp.Formatting(ctx, lsp.URIFromPath(d.Path))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]editor.Edit, len(edits))
+	for i, e := range edits {
+		out[i] = editor.Edit{Range: rangeFromLSP(e.Range), Text: e.NewText}
+	}
+	return out, nil
+}
+
+type completionItem struct {
+	Label      string `json:"label"`
+	Kind       string `json:"kind"`
+	Detail     string `json:"detail,omitempty"`
+	InsertText string `json:"insertText,omitempty"`
+	SortText   string `json:"sortText,omitempty"`
+}
+
+func (s *services) completions(ctx context.Context, d editor.Snapshot, pos editor.Position, trigger string) (any, error) {
+	list, err := s.lsp.Completion(ctx, lsp.URIFromPath(d.Path), toLSP(pos), trigger)
+	if err != nil {
+		return nil, fail(err, d.Path)
+	}
+	items := []completionItem{}
+	incomplete := false
+	if list != nil {
+		incomplete = list.IsIncomplete
+		for _, it := range list.Items {
+			ins := it.InsertText
+			if ins == "" && it.TextEdit != nil {
+				ins = it.TextEdit.NewText
+			}
+			items = append(items, completionItem{Label: it.Label, Kind: strings.ToLower(it.Kind.String()), Detail: it.Detail, InsertText: ins, SortText: it.SortText})
+		}
+	}
+	return map[string]any{"items": items, "isIncomplete": incomplete}, nil
+}
+
+func stateMethods() map[string]method {
+	return map[string]method{
+		"state.getWorkspace":      stateGetWorkspace,
+		"state.getDiagnostics":    stateGetDiagnostics,
+		"state.getSymbols":        stateGetSymbols,
+		"state.findReferences":    stateFindReferences,
+		"state.goToDefinition":    stateGoToDefinition,
+		"state.getHover":          stateGetHover,
+		"state.getCodeActions":    stateGetCodeActions,
+		"state.getOpenDocuments":  stateGetOpenDocuments,
+		"state.getVisibleEditors": stateGetVisibleEditors,
+	}
+}
+
+func stateGetWorkspace(ctx context.Context, c *call) (any, error) {
+	if err := c.gate(ctx, "list", map[string]any{"path": c.ws.root}, false, denyFile); err != nil {
+		return nil, err
+	}
+	name := c.ws.root[strings.LastIndex(c.ws.root, "/")+1:]
+	return map[string]any{"folders": []string{c.ws.root}, "name": name}, nil
+}
+
+type diagnostic struct {
+	URI      string       `json:"uri"`
+	Range    editor.Range `json:"range"`
+	Message  string       `json:"message"`
+	Severity string       `json:"severity"`
+	Source   string       `json:"source,omitempty"`
+	Code     any          `json:"code,omitempty"`
+}
+
+func severity(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "error"
+}
+
+func convertDiags(u protocol.DocumentURI, ds []protocol.Diagnostic, out []diagnostic) []diagnostic {
+	for _, d := range ds {
+		out = append(out, diagnostic{URI: string(u), Range: rangeFromLSP(d.Range), Message: d.Message, Severity: severity(d.Severity), Source: d.Source, Code: d.Code})
+	}
+	return out
+}
+
+// diagWait is how long state.getDiagnostics waits for a language server's
+// first diagnostics of a document it just opened.
+const diagWait = 10 * time.Second
+
+func stateGetDiagnostics(ctx context.Context, c *call) (any, error) {
+	var p pathParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	out := []diagnostic{}
+	if p.Path == "" {
+		if err := c.gate(ctx, "grep", map[string]any{"path": c.ws.root, "pattern": "diagnostics"}, false, denyFile); err != nil {
+			return nil, err
+		}
+		for _, fd := range c.ws.svc.lsp.DiagnosticList() {
+			out = convertDiags(fd.URI, []protocol.Diagnostic{fd.Diagnostic}, out)
+		}
+		return map[string]any{"diagnostics": out}, nil
+	}
+	abs, err := c.abs(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.open(ctx, abs, false, 0); err != nil {
+		return nil, err
+	}
+	u := lsp.URIFromPath(abs)
+	wctx, cancel := context.WithTimeout(ctx, diagWait)
+	defer cancel()
+	ds, err := c.ws.svc.lsp.WaitDiagnostics(wctx, u, func([]protocol.Diagnostic) bool { return true })
+	if err != nil {
+		if errors.Is(err, lsp.ErrNoServer) {
+			return map[string]any{"diagnostics": out}, nil
+		}
+		ds = c.ws.svc.lsp.Diagnostics(u)
+	}
+	return map[string]any{"diagnostics": convertDiags(u, ds, out)}, nil
+}
+
+// langDoc opens the document at the path param for a language feature (a
+// gated read) and returns its URI and the position param.
+func (c *call) langDoc(ctx context.Context, needPos, needRange bool) (protocol.DocumentURI, editor.Position, editor.Range, error) {
+	var p rangeParams
+	if err := c.params(&p); err != nil {
+		return "", editor.Position{}, editor.Range{}, err
+	}
+	if needPos && p.Position == nil {
+		return "", editor.Position{}, editor.Range{}, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: position is required")
+	}
+	if needRange && p.Range == nil {
+		return "", editor.Position{}, editor.Range{}, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: range is required")
+	}
+	abs, err := c.abs(p.Path)
+	if err != nil {
+		return "", editor.Position{}, editor.Range{}, err
+	}
+	if _, err := c.open(ctx, abs, false, 0); err != nil {
+		return "", editor.Position{}, editor.Range{}, err
+	}
+	var pos editor.Position
+	var rng editor.Range
+	if p.Position != nil {
+		pos = *p.Position
+	}
+	if p.Range != nil {
+		rng = *p.Range
+	}
+	return lsp.URIFromPath(abs), pos, rng, nil
+}
+
+type location struct {
+	URI   string       `json:"uri"`
+	Range editor.Range `json:"range"`
+}
+
+func locations(ls []protocol.Location) []location {
+	out := make([]location, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, location{URI: string(l.URI), Range: rangeFromLSP(l.Range)})
+	}
+	return out
+}
+
+func stateGetSymbols(ctx context.Context, c *call) (any, error) {
+	u, _, _, err := c.langDoc(ctx, false, false)
+	if err != nil {
+		return nil, err
+	}
+	syms, err := c.ws.svc.lsp.DocumentSymbols(ctx, u)
+	if err != nil {
+		return nil, fail(err, string(u))
+	}
+	if syms == nil {
+		syms = []lsp.Symbol{}
+	}
+	return map[string]any{"symbols": syms}, nil
+}
+
+func stateFindReferences(ctx context.Context, c *call) (any, error) {
+	u, pos, _, err := c.langDoc(ctx, true, false)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := c.ws.svc.lsp.References(ctx, u, toLSP(pos))
+	if err != nil {
+		return nil, fail(err, string(u))
+	}
+	return map[string]any{"locations": locations(ls)}, nil
+}
+
+func stateGoToDefinition(ctx context.Context, c *call) (any, error) {
+	u, pos, _, err := c.langDoc(ctx, true, false)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := c.ws.svc.lsp.Definition(ctx, u, toLSP(pos))
+	if err != nil {
+		return nil, fail(err, string(u))
+	}
+	return map[string]any{"locations": locations(ls)}, nil
+}
+
+func stateGetHover(ctx context.Context, c *call) (any, error) {
+	u, pos, _, err := c.langDoc(ctx, true, false)
+	if err != nil {
+		return nil, err
+	}
+	h, err := c.ws.svc.lsp.Hover(ctx, u, toLSP(pos))
+	if err != nil {
+		return nil, fail(err, string(u))
+	}
+	return map[string]string{"content": h}, nil
+}
+
+func stateGetCodeActions(ctx context.Context, c *call) (any, error) {
+	u, _, rng, err := c.langDoc(ctx, false, true)
+	if err != nil {
+		return nil, err
+	}
+	acts, err := c.ws.svc.lsp.CodeActions(ctx, u, protocol.Range{Start: toLSP(rng.Start), End: toLSP(rng.End)})
+	if err != nil {
+		return nil, fail(err, string(u))
+	}
+	type action struct {
+		Title       string `json:"title"`
+		Kind        string `json:"kind,omitempty"`
+		IsPreferred bool   `json:"isPreferred,omitempty"`
+	}
+	out := []action{}
+	for _, a := range acts {
+		out = append(out, action{Title: a.Title, Kind: string(a.Kind), IsPreferred: a.IsPreferred})
+	}
+	return map[string]any{"actions": out}, nil
+}
+
+func stateGetOpenDocuments(ctx context.Context, c *call) (any, error) {
+	type doc struct {
+		URI        string `json:"uri"`
+		LanguageID string `json:"languageId"`
+		Version    int    `json:"version"`
+		IsDirty    bool   `json:"isDirty"`
+	}
+	out := []doc{}
+	for _, s := range c.ws.svc.editor.List() {
+		out = append(out, doc{URI: uri(s.Path), LanguageID: s.LanguageID, Version: s.Version, IsDirty: s.IsDirty})
+	}
+	return map[string]any{"documents": out}, nil
+}
+
+func stateGetVisibleEditors(ctx context.Context, c *call) (any, error) {
+	type ed struct {
+		DocumentURI string         `json:"documentUri"`
+		ViewColumn  int            `json:"viewColumn"`
+		Selections  []editor.Range `json:"selections"`
+	}
+	out := []ed{}
+	// a headless editor shows the active document of each view column
+	seen := map[int]bool{}
+	list := c.ws.svc.editor.List()
+	if a, err := c.ws.svc.editor.Active(); err == nil {
+		out = append(out, ed{DocumentURI: uri(a.Path), ViewColumn: a.ViewColumn, Selections: []editor.Range{a.Selection}})
+		seen[a.ViewColumn] = true
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		s := list[i]
+		if seen[s.ViewColumn] {
+			continue
+		}
+		seen[s.ViewColumn] = true
+		out = append(out, ed{DocumentURI: uri(s.Path), ViewColumn: s.ViewColumn, Selections: []editor.Range{s.Selection}})
+	}
+	return map[string]any{"editors": out}, nil
+}

@@ -1,0 +1,61 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/warden-dev/warden/internal/editor"
+	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/lsp"
+	"github.com/warden-dev/warden/internal/terminal"
+	"github.com/warden-dev/warden/internal/wsfs"
+)
+
+// services are the mechanisms behind the methods of one workspace.
+type services struct {
+	fs     *wsfs.FS
+	editor *editor.Editor
+	lsp    *lsp.Manager
+	terms  *terminal.Manager
+}
+
+func newServices(w *workspace) (*services, error) {
+	f, err := wsfs.Open(w.root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace file system: %w", err)
+	}
+	s := &services{fs: f, editor: editor.New()}
+	root := w.root
+	s.lsp = lsp.NewManager(lsp.Options{
+		Logger: w.srv.log.With("workspace", root),
+		Locate: w.srv.opts.Locate,
+		// one server per language for the whole workspace
+		Root: func(string, string) string { return root },
+	})
+	s.editor.Listen(lspSync{m: s.lsp, log: w.srv.log})
+	s.terms = newTerminals(w)
+	return s, nil
+}
+
+func (s *services) close() {
+	_ = s.terms.Close()
+	_ = s.lsp.Close()
+	_ = s.fs.Close()
+}
+
+func isEscape(err error) bool { return errors.Is(err, wsfs.ErrEscape) }
+
+// classifyService maps the errors of the workspace services.
+func classifyService(err error) (int, string, bool) {
+	switch {
+	case errors.Is(err, wsfs.ErrIsRoot), errors.Is(err, wsfs.ErrNotEmpty), errors.Is(err, wsfs.ErrIsDir), errors.Is(err, wsfs.ErrNotDir):
+		return jsonrpc.CodeInvalidParams, "invalid params", true
+	case errors.Is(err, lsp.ErrNoServer), errors.Is(err, lsp.ErrNotInstalled):
+		return jsonrpc.CodeFeatureDisabled, "no language server", true
+	case errors.Is(err, terminal.ErrNotFound), errors.Is(err, terminal.ErrClosed):
+		return jsonrpc.CodeTerminalNotFound, "terminal not found", true
+	case errors.Is(err, wsfs.ErrNoWatcher):
+		return jsonrpc.CodeInvalidParams, "invalid params", true
+	}
+	return 0, "", false
+}

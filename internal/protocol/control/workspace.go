@@ -1,0 +1,262 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/editor"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/policy"
+)
+
+// workspace holds the services of one workspace root, shared by every
+// connection to it: the sandboxed file system, the headless editor,
+// terminals, git, language servers and debuggers.
+type workspace struct {
+	srv  *Server
+	root string
+	svc  *services
+
+	mu       sync.Mutex
+	sessions map[*session]struct{}
+}
+
+// workspace returns (creating on first use) the services of root.
+func (s *Server) workspace(root string) (*workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("warden is shutting down")
+	}
+	if w, ok := s.workspaces[root]; ok {
+		return w, nil
+	}
+	w := &workspace{srv: s, root: root, sessions: map[*session]struct{}{}}
+	svc, err := newServices(w)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	w.svc = svc
+	s.workspaces[root] = w
+	return w, nil
+}
+
+func (w *workspace) attach(ss *session) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sessions[ss] = struct{}{}
+}
+
+func (w *workspace) detach(ss *session) {
+	w.mu.Lock()
+	delete(w.sessions, ss)
+	w.mu.Unlock()
+	if id := ss.sessionID(); id != "" {
+		w.recordSession(context.Background(), id, false)
+	}
+}
+
+// broadcast sends a notification to every authenticated client of the
+// workspace.
+func (w *workspace) broadcast(method string, params any) {
+	w.mu.Lock()
+	list := make([]*session, 0, len(w.sessions))
+	for ss := range w.sessions {
+		list = append(list, ss)
+	}
+	w.mu.Unlock()
+	for _, ss := range list {
+		ss.notify(method, params)
+	}
+}
+
+func (w *workspace) close() { w.svc.close() }
+
+// recordSession records the start or end of a control session.
+func (w *workspace) recordSession(ctx context.Context, id string, start bool) {
+	t, data := event.SessionEnd, map[string]any{"reason": "client disconnected"}
+	if start {
+		t, data = event.SessionStart, map[string]any{"agent": "control", "directory": w.root}
+	}
+	b, _ := json.Marshal(data)
+	if _, err := w.srv.opts.Core.Record(ctx, event.Event{Session: id, Type: t, Source: Source, Workspace: w.root, Data: b}); err != nil {
+		w.srv.log.Warn("could not record control session event", "type", t, "err", err)
+	}
+}
+
+// call is one request being handled.
+type call struct {
+	ss  *session
+	ws  *workspace
+	req *jsonrpc.Request
+}
+
+// abs turns a client path (absolute, or relative to the workspace) into an
+// absolute, cleaned path inside the workspace, or a PathRestricted error;
+// paths matching control.security.restrictedPaths are FileAccessDenied.
+func (c *call) abs(p string) (string, error) {
+	if p == "" {
+		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: path is required")
+	}
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.ws.root, p)
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(c.ws.root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", jsonrpc.Errorf(jsonrpc.CodePathRestricted, "path restricted: %s is outside the workspace %s", p, c.ws.root).With("path", p)
+	}
+	for _, g := range c.ws.srv.opts.Settings.Security.RestrictedPaths {
+		if ok, _ := doublestar.Match(g, filepath.ToSlash(rel)); ok {
+			return "", jsonrpc.Errorf(jsonrpc.CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", rel, g).With("path", p)
+		}
+		if ok, _ := doublestar.Match(g, p); ok {
+			return "", jsonrpc.Errorf(jsonrpc.CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", p, g).With("path", p)
+		}
+	}
+	return p, nil
+}
+
+// rel is p relative to the workspace root.
+func (c *call) rel(p string) string {
+	r, err := filepath.Rel(c.ws.root, p)
+	if err != nil {
+		return p
+	}
+	return r
+}
+
+// denyCode is the error code a policy denial gets for a kind of operation.
+type denyCode int
+
+const (
+	denyFile    = denyCode(jsonrpc.CodeFileAccessDenied)
+	denyCommand = denyCode(jsonrpc.CodeCommandRestricted)
+	denyOther   = denyCode(jsonrpc.CodeOperationCancelled)
+)
+
+// gate asks the core about the call tool(args). destructive operations wait
+// for a person when control.security.requireApproval is on. A policy deny
+// is answered with code; a person's denial (or an expired approval) with
+// OperationCancelled.
+func (c *call) gate(ctx context.Context, tool string, args map[string]any, destructive bool, code denyCode) error {
+	req := core.GateRequest{
+		Call: policy.Call{
+			Tool: tool, Args: args, Cwd: c.ws.root, Workspace: c.ws.root,
+			Session: c.ss.sessionID(), Source: Source,
+		},
+		CallID: string(c.req.ID),
+		Source: Source,
+		Extra:  map[string]any{"method": c.req.Method},
+	}
+	if destructive && c.ws.srv.opts.Settings.Security.RequireApproval {
+		req.RequireApproval = c.req.Method + " is destructive and control.security.requireApproval is on"
+	}
+	v := c.ws.srv.opts.Core.Gate(ctx, req)
+	if v.Allowed {
+		return nil
+	}
+	if v.ApprovalID != "" {
+		return jsonrpc.Errorf(jsonrpc.CodeOperationCancelled, "operation cancelled: %s", v.Reason).
+			With("approvalId", v.ApprovalID).With("rule", v.Rule)
+	}
+	return jsonrpc.Errorf(int(code), "%s: %s", denyWord(code), v.Reason).With("rule", v.Rule)
+}
+
+func denyWord(c denyCode) string {
+	switch c {
+	case denyFile:
+		return "file access denied by policy"
+	case denyCommand:
+		return "command restricted by policy"
+	}
+	return "operation cancelled by policy"
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == '=' || r == ',' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellLine joins argv into a shell command line (what the policy judges
+// for operations that are, in effect, that command).
+func shellLine(argv ...string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// recordResult records the outcome of a mutating method.
+func (c *call) recordResult(ctx context.Context, tool string, err error) {
+	data := map[string]any{"callId": string(c.req.ID), "tool": tool, "method": c.req.Method, "success": err == nil}
+	if err != nil {
+		data["error"] = err.Error()
+	}
+	b, _ := json.Marshal(data)
+	if _, rerr := c.ws.srv.opts.Core.Record(ctx, event.Event{Session: c.ss.sessionID(), Type: event.ToolResult, Source: Source, Workspace: c.ws.root, Data: b}); rerr != nil {
+		c.ws.srv.log.Warn("could not record a control result", "method", c.req.Method, "err", rerr)
+	}
+}
+
+// fail maps an internal error to the spec's error codes: the one table of
+// the door. Errors that already are *jsonrpc.Error pass through.
+func fail(err error, path string) error {
+	if err == nil {
+		return nil
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je
+	}
+	code, msg := classify(err)
+	e := jsonrpc.Wrap(code, err, msg+": "+err.Error())
+	if path != "" {
+		e = e.With("path", path)
+	}
+	return e
+}
+
+// classify is the table from internal errors to spec codes.
+func classify(err error) (int, string) {
+	switch {
+	case isEscape(err):
+		return jsonrpc.CodePathRestricted, "path restricted"
+	case errors.Is(err, fs.ErrNotExist):
+		return jsonrpc.CodeFileNotFound, "file not found"
+	case errors.Is(err, fs.ErrPermission):
+		return jsonrpc.CodeFileAccessDenied, "file access denied"
+	case errors.Is(err, editor.ErrNoActive):
+		return jsonrpc.CodeEditorNotActive, "editor not active"
+	case errors.Is(err, editor.ErrNotOpen):
+		return jsonrpc.CodeFileNotFound, "document not open"
+	case errors.Is(err, editor.ErrBadRange):
+		return jsonrpc.CodeInvalidParams, "invalid params"
+	case errors.Is(err, context.DeadlineExceeded):
+		return jsonrpc.CodeInternalError, "timed out"
+	}
+	if code, msg, ok := classifyService(err); ok {
+		return code, msg
+	}
+	return jsonrpc.CodeInternalError, "internal error"
+}
