@@ -191,7 +191,7 @@ func (c *client) supervise() {
 			stop(fmt.Errorf("lsp: %s failed %d times: %w", c.cfg.Name, failures, err))
 			return
 		}
-		if failures > 0 {
+		if failures > 1 { // the first crash restarts at once
 			select {
 			case <-time.After(backoff):
 			case <-c.m.done:
@@ -245,12 +245,12 @@ func (c *client) start() (*instance, error) {
 	}()
 	c.log.Info("lsp: server started", "pid", cmd.Process.Pid, "bin", c.bin)
 
+	// rootUri/rootPath are deprecated in favour of workspaceFolders, which
+	// gopls and pyright both read.
 	rootURI := URIFromPath(c.root)
 	params := &protocol.InitializeParams{
 		ProcessID:             int32(os.Getpid()),
 		ClientInfo:            &protocol.ClientInfo{Name: "warden", Version: "0"},
-		RootURI:               rootURI,
-		RootPath:              c.root,
 		InitializationOptions: c.cfg.InitializationOptions,
 		Capabilities:          clientCapabilities(),
 		WorkspaceFolders:      []protocol.WorkspaceFolder{{URI: string(rootURI), Name: filepath.Base(c.root)}},

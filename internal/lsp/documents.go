@@ -64,6 +64,21 @@ func (m *Manager) openDoc(u protocol.DocumentURI) (*client, error) {
 	return c, nil
 }
 
+// didChangeFullParams is protocol.DidChangeTextDocumentParams for full
+// sync. protocol v0.12.0's TextDocumentContentChangeEvent always encodes a
+// range (its Range is not a pointer), which servers read as an insertion at
+// 0:0, so a whole-document change needs its own type.
+type didChangeFullParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []fullChange                             `json:"contentChanges"`
+}
+
+// fullChange is a TextDocumentContentChangeEvent without a range: the new
+// text of the whole document.
+type fullChange struct {
+	Text string `json:"text"`
+}
+
 // DidChange replaces the whole text of an open document (full sync) at a
 // new version.
 func (m *Manager) DidChange(u protocol.DocumentURI, version int32, text string) error {
@@ -80,9 +95,9 @@ func (m *Manager) DidChange(u protocol.DocumentURI, version int32, text string) 
 	}
 	d.version, d.text = version, text
 	m.diags.touch(u)
-	err = c.notifyLocked("textDocument/didChange", &protocol.DidChangeTextDocumentParams{
+	err = c.notifyLocked("textDocument/didChange", &didChangeFullParams{
 		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: version},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: text}},
+		ContentChanges: []fullChange{{Text: text}},
 	})
 	if err != nil {
 		return fmt.Errorf("lsp: didChange %s: %w", u, err)
