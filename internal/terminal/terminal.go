@@ -3,10 +3,10 @@
 // may create a terminal or what text may be sent to it is the caller's job.
 //
 // A Manager owns its terminals; there is no package-level mutable state.
-// Each Terminal has three goroutines' worth of life: the shell process, a
-// reader that copies PTY output into a ring of the last lines (and to the
-// OnOutput callbacks), and a waiter that reaps the shell and reports its exit
-// through OnClosed.
+// Each Terminal is a shell process leading its own session on the PTY, a
+// reader goroutine that copies PTY output into a ring of the last lines (and
+// to the OnOutput callbacks), and a waiter goroutine that reaps the shell and
+// reports its exit through OnClosed.
 //
 // Lifecycle choices, stated once:
 //

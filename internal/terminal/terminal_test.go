@@ -281,7 +281,7 @@ func TestDisposeKillsRunningCommand(t *testing.T) {
 	if code := rec.waitClosed(t, term.ID); code != -1 {
 		t.Fatalf("exit code %d, want -1 (signal)", code)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d >= DefaultKillTimeout {
 		t.Fatalf("dispose took %v; SIGHUP should have been enough", d)
 	}
 	deadline := time.Now().Add(waitFor)
@@ -380,6 +380,13 @@ func TestCreateErrors(t *testing.T) {
 	}
 	if _, err := m.Create(Options{Env: map[string]string{"A=B": "x"}}); err == nil {
 		t.Error("bad env key accepted")
+	}
+	bad := NewManager(Config{Shell: filepath.Join(t.TempDir(), "no-such-shell")})
+	if _, err := bad.Create(Options{}); err == nil {
+		t.Error("missing shell accepted")
+	}
+	if len(bad.List()) != 0 {
+		t.Error("failed terminal listed")
 	}
 }
 
