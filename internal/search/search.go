@@ -51,8 +51,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -284,13 +286,15 @@ func forEachFile(ctx context.Context, r *os.Root, files []string, want func(int)
 		go func() {
 			defer wg.Done()
 			var buf []byte
+			var dc dirCache
+			defer dc.close()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) || !want(i) || ctx.Err() != nil {
 					return
 				}
 				var content []byte
-				content, buf = readSearchable(r, files[i], buf)
+				content, buf = readSearchable(&dc, r, files[i], buf)
 				if content == nil {
 					continue
 				}
@@ -308,10 +312,42 @@ func forEachFile(ctx context.Context, r *os.Root, files []string, want func(int)
 	return firstErr
 }
 
+// dirCache holds a worker's Root for the directory of its last file:
+// workers take files in path order, so most files share it, and opening
+// by base name in it costs one openat instead of one per path component.
+type dirCache struct {
+	dir string
+	r   *os.Root
+}
+
+func (c *dirCache) close() {
+	if c.r != nil {
+		c.r.Close()
+		c.r = nil
+	}
+}
+
+// open opens the slash path name beneath root.
+func (c *dirCache) open(root *os.Root, name string) (*os.File, error) {
+	dir, base := path.Split(name)
+	if dir == "" {
+		return root.Open(name)
+	}
+	if c.r == nil || c.dir != dir {
+		c.close()
+		r, err := root.OpenRoot(strings.TrimSuffix(dir, "/"))
+		if err != nil {
+			return nil, err
+		}
+		c.dir, c.r = dir, r
+	}
+	return c.r.Open(base)
+}
+
 // readSearchable returns the content of a searchable file (nil otherwise),
 // reusing buf, and the buffer to reuse next time.
-func readSearchable(r *os.Root, name string, buf []byte) (content, next []byte) {
-	f, err := r.Open(name)
+func readSearchable(dc *dirCache, r *os.Root, name string, buf []byte) (content, next []byte) {
+	f, err := dc.open(r, name)
 	if err != nil {
 		return nil, buf
 	}

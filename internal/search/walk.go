@@ -151,17 +151,19 @@ func listFiles(ctx context.Context, root string, opts Options) (*os.Root, []stri
 		rules = parseIgnore("", b)
 	}
 	var files []string
-	var walk func(dir string, rules []ignoreRule) error
-	walk = func(dir string, rules []ignoreRule) error {
+	// Each directory is opened as a Root of its own, relative to its
+	// parent's, so an entry costs one openat instead of one per component.
+	var walk func(d *os.Root, dir string, rules []ignoreRule) error
+	walk = func(d *os.Root, dir string, rules []ignoreRule) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d, err := r.Open(dir)
+		df, err := d.Open(".")
 		if err != nil {
 			return nil // vanished or unreadable: skip, like rg
 		}
-		ents, err := d.ReadDir(-1)
-		d.Close()
+		ents, err := df.ReadDir(-1)
+		df.Close()
 		if err != nil && len(ents) == 0 {
 			return nil
 		}
@@ -171,7 +173,7 @@ func listFiles(ctx context.Context, root string, opts Options) (*os.Root, []stri
 		}
 		for _, e := range ents {
 			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				if b, err := r.ReadFile(prefix + ".gitignore"); err == nil {
+				if b, err := d.ReadFile(".gitignore"); err == nil {
 					rules = append(rules[:len(rules):len(rules)], parseIgnore(strings.TrimSuffix(prefix, "/"), b)...)
 				}
 			}
@@ -187,7 +189,13 @@ func listFiles(ctx context.Context, root string, opts Options) (*os.Root, []stri
 				if ignored(rules, p, true) || exc.match(p) {
 					continue
 				}
-				if err := walk(p, rules); err != nil {
+				sub, err := d.OpenRoot(name)
+				if err != nil {
+					continue
+				}
+				err = walk(sub, p, rules)
+				sub.Close()
+				if err != nil {
 					return err
 				}
 			case t.IsRegular():
@@ -202,11 +210,10 @@ func listFiles(ctx context.Context, root string, opts Options) (*os.Root, []stri
 		}
 		return nil
 	}
-	if err := walk(".", rules); err != nil {
+	if err := walk(r, ".", rules); err != nil {
 		r.Close()
 		return nil, nil, fmt.Errorf("search: %w", err)
 	}
 	sortStrings(files)
 	return r, files, nil
 }
-
