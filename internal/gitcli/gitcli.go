@@ -88,6 +88,7 @@ type Error struct {
 	Err error
 }
 
+// Error returns "git <subcommand>: <git's output> (<underlying error>)".
 func (e *Error) Error() string {
 	sub := "git"
 	if len(e.Args) > 0 {

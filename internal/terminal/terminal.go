@@ -56,7 +56,9 @@ const DefaultKillTimeout = 3 * time.Second
 
 // Default window size for a new terminal when Options leaves it zero.
 const (
+	// DefaultRows is the default number of rows.
 	DefaultRows = 24
+	// DefaultCols is the default number of columns.
 	DefaultCols = 120
 )
 
