@@ -222,25 +222,38 @@ func (c *client) start() (*instance, error) {
 	cmd.WaitDelay = 2 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
+	// Our own pipe rather than cmd.StdinPipe: an *os.File pipe supports
+	// write deadlines, so a server that stops reading cannot block us.
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("lsp: %s: stdin pipe: %w", c.cfg.Name, err)
 	}
+	cmd.Stdin = stdinR
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		_ = stdinR.Close()
+		_ = stdin.Close()
 		return nil, fmt.Errorf("lsp: %s: stdout pipe: %w", c.cfg.Name, err)
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	_ = stdinR.Close()
+	if err != nil {
+		_ = stdin.Close()
 		return nil, fmt.Errorf("lsp: starting %s: %w", c.bin, err)
 	}
 	inst := &instance{cmd: cmd, stdin: stdin, stderr: stderr, exited: make(chan struct{})}
 	inst.conn = newConn(stdout, stdin, c.log, c.handleServerRequest, c.handleNotification)
+	inst.conn.stuck = func() {
+		c.log.Error("lsp: server stopped reading its input; killing it", "pid", cmd.Process.Pid)
+		_ = cmd.Process.Kill()
+	}
 	go func() {
 		if err := inst.conn.run(); err != nil {
 			c.log.Warn("lsp: connection failed; killing server", "err", err)
 			_ = cmd.Process.Kill()
 		}
 		inst.err = cmd.Wait()
+		_ = stdin.Close()
 		close(inst.exited)
 	}()
 	c.log.Info("lsp: server started", "pid", cmd.Process.Pid, "bin", c.bin)

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // ErrServerExited is returned for requests that were in flight, or are
@@ -98,6 +100,10 @@ type conn struct {
 	notify notifyFunc
 
 	wmu sync.Mutex // serialises writes
+
+	// stuck, when set, is called when a write times out (the peer stopped
+	// reading); it should end the peer so the read loop ends too.
+	stuck func()
 
 	mu      sync.Mutex
 	nextID  int64
@@ -221,11 +227,23 @@ func (c *conn) write(v any) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if err := writeMessage(c.w, body); err != nil {
+	dl, hasDeadline := c.w.(interface{ SetWriteDeadline(time.Time) error })
+	if hasDeadline {
+		_ = dl.SetWriteDeadline(time.Now().Add(writeTimeout))
+	}
+	err = writeMessage(c.w, body)
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) && c.stuck != nil {
+			// A partial write has broken the framing anyway.
+			c.stuck()
+		}
 		return fmt.Errorf("%w: %w", ErrServerExited, err)
 	}
 	return nil
 }
+
+// writeTimeout bounds one message write to a server's input.
+const writeTimeout = 30 * time.Second
 
 func (c *conn) closedErr() error {
 	c.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -199,6 +200,35 @@ func TestGopls(t *testing.T) {
 		}
 		if err := m.DidSave(uriB, fixed); err != nil {
 			t.Fatal(err)
+		}
+	})
+
+	t.Run("Concurrent", func(t *testing.T) {
+		ctx := timeout(t, 60*time.Second)
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i%2 == 0 {
+					_, err := m.Hover(ctx, uriB, posOf(t, goB, "Greet(", 0))
+					errs <- err
+					return
+				}
+				locs, err := m.Definition(ctx, uriB, posOf(t, goB, "Greet(", 0))
+				if err == nil && len(locs) != 1 {
+					err = errors.New("no definition")
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
 		}
 	})
 
