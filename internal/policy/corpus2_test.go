@@ -11,10 +11,11 @@ import (
 	"testing"
 )
 
-// corpus2Case is one line of testdata/corpus2/*.jsonl: a call, the home
-// directory to judge it with, and the decision the built-in default policy
-// is expected to make. The second corpus was written without looking at the
-// engine or at the first corpus, to catch overfitting.
+// corpus2Case is one line of testdata/corpus2/*.jsonl (and of every later
+// corpus in the same format, testdata/corpus3/…): a call, the home directory
+// to judge it with, and the decision the built-in default policy is expected
+// to make. Each of these corpora was written without looking at the engine
+// first, to catch overfitting.
 type corpus2Case struct {
 	Home   string `json:"home"`
 	Call   Call   `json:"call"`
@@ -25,14 +26,14 @@ type corpus2Case struct {
 	line int
 }
 
-func loadCorpus2(t *testing.T) []corpus2Case {
+func loadCorpus2(t *testing.T, dir string) []corpus2Case {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "corpus2", "*.jsonl"))
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatal("no testdata/corpus2/*.jsonl files")
+		t.Fatalf("no testdata/%s/*.jsonl files", dir)
 	}
 	sort.Strings(files)
 	var cases []corpus2Case
@@ -85,8 +86,13 @@ func corpus2Describe(c Call) string {
 
 // TestCorpus2 runs the independent second corpus through the built-in
 // default policy and reports every case whose decision differs from its label.
-func TestCorpus2(t *testing.T) {
-	cases := loadCorpus2(t)
+func TestCorpus2(t *testing.T) { runCorpus2(t, "corpus2") }
+
+// TestCorpus3 runs the third independent corpus (same format as the second).
+func TestCorpus3(t *testing.T) { runCorpus2(t, "corpus3") }
+
+func runCorpus2(t *testing.T, dir string) {
+	cases := loadCorpus2(t, dir)
 	policies := map[string]*Policy{}
 	get := func(home string) *Policy {
 		if p, ok := policies[home]; ok {

@@ -149,8 +149,15 @@ func (e *eval) analyse() {
 		return
 	}
 	opts := shell.Options{Cwd: n.cwd, Home: e.p.roots.home}
-	if e.p.roots.home != "" {
-		opts.Env = map[string]string{"HOME": e.p.roots.home}
+	if e.p.roots.home != "" || len(e.p.roots.temps) > 0 {
+		opts.Env = map[string]string{}
+		if e.p.roots.home != "" {
+			opts.Env["HOME"] = e.p.roots.home
+		}
+		// the first temp dir is the one mktemp and $TMPDIR use
+		if len(e.p.roots.temps) > 0 {
+			opts.Env["TMPDIR"] = e.p.roots.temps[0]
+		}
 	}
 	an, err := e.p.safeAnalyze(n.input, opts)
 	if err != nil {

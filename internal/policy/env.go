@@ -158,12 +158,37 @@ func classify(p string, ws [2]string, home [2]string, temps []string) Class {
 			best, bestLen = ClassTemp, len(t)
 		}
 	}
+	if t := macTempRoot(p); t != "" && len(t) > bestLen {
+		best, bestLen = ClassTemp, len(t)
+	}
 	for _, h := range home {
 		if within(p, h) && len(h) > bestLen {
 			best, bestLen = ClassHome, len(h)
 		}
 	}
 	return best
+}
+
+// macTempRoot returns the macOS per-user temp dir ($TMPDIR,
+// /var/folders/XX/YYYY/T, also reached as /private/var/folders/...) that p is
+// in, or "". It is a temp dir on every Mac whatever Env.TempDirs says, so a
+// policy judged on another machine (warden policy eval in CI) classifies it
+// the same. Its siblings (…/C, caches; …/0) are not temp.
+func macTempRoot(p string) string {
+	rest, ok := strings.CutPrefix(p, "/private")
+	if !ok {
+		rest = p
+	}
+	const pre = "/var/folders/"
+	if !strings.HasPrefix(rest, pre) {
+		return ""
+	}
+	parts := strings.SplitN(rest[len(pre):], "/", 4)
+	if len(parts) < 3 || parts[0] == "" || parts[1] == "" || parts[2] != "T" {
+		return ""
+	}
+	n := len(p) - len(rest) + len(pre) + len(parts[0]) + 1 + len(parts[1]) + 2
+	return p[:n]
 }
 
 // broadWorkspace reports whether ws is too broad to be a workspace: the

@@ -263,3 +263,19 @@ func BenchmarkAnalyse(b *testing.B) {
 		_, _ = shell.Analyze(cmds[i%len(cmds)], opts)
 	}
 }
+
+func TestMacTempRoot(t *testing.T) {
+	for p, want := range map[string]string{
+		"/var/folders/7x/abc123/T":                   "/var/folders/7x/abc123/T",
+		"/var/folders/7x/abc123/T/tmp.X/y":           "/var/folders/7x/abc123/T",
+		"/private/var/folders/7x/abc123/T/lcov.info": "/private/var/folders/7x/abc123/T",
+		"/var/folders/7x/abc123/C/cache":             "",
+		"/var/folders/7x/abc123":                     "",
+		"/var/folders/7x/abc123/Tx/a":                "",
+		"/tmp/var/folders/7x/abc/T/a":                "",
+	} {
+		if got := macTempRoot(p); got != want {
+			t.Errorf("macTempRoot(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

@@ -59,12 +59,13 @@ type call struct {
 	Call
 	tool  string // lower-cased tool name
 	kind  toolKind
-	canon string // canonical kind name ("" for unknown tools)
-	input string // command line, path or URL
-	cwd   string // absolute cwd, "" if unknown
-	rawWS string // effective workspace as given (cwd when Workspace is "")
-	ws    string // workspace for classification ("" if none or too broad)
-	wsR   string // ws after symlinks
+	effK  toolKind // the kind whose effects the call has (an MCP file tool's file kind)
+	canon string   // canonical kind name ("" for unknown tools)
+	input string   // command line, path or URL
+	cwd   string   // absolute cwd, "" if unknown
+	rawWS string   // effective workspace as given (cwd when Workspace is "")
+	ws    string   // workspace for classification ("" if none or too broad)
+	wsR   string   // ws after symlinks
 }
 
 func toolKindOf(name string, args map[string]any) toolKind {
@@ -100,6 +101,10 @@ func normalise(c Call) call {
 	n := call{Call: c, tool: strings.ToLower(c.Tool)}
 	n.kind = toolKindOf(c.Tool, c.Args)
 	n.canon = canonicalNames[n.kind]
+	n.effK = n.kind
+	if n.kind == kindMCP {
+		n.effK = mcpFileKind(n.tool)
+	}
 	ws := c.Workspace
 	if ws != "" {
 		if filepath.IsAbs(ws) {
@@ -123,8 +128,35 @@ func normalise(c Call) call {
 		ws = cwd // unknown workspace: the cwd stands in for it
 	}
 	n.cwd, n.rawWS, n.ws = cwd, ws, ws
-	n.input = inputOf(n.kind, c.Args)
+	n.input = inputOf(n.effK, c.Args)
 	return n
+}
+
+// mcpFileKind is the file-tool kind of an MCP tool whose own name is one of
+// the file tools' names (the filesystem server's mcp__filesystem__read_file,
+// mcp__fs__write_file, mcp__fetch__fetch, …): such a call has the effects of
+// that file tool, so reading ~/.ssh/id_rsa through MCP is judged like the
+// read tool. Other MCP tools (kindMCP) have no effects.
+func mcpFileKind(tool string) toolKind {
+	i := strings.LastIndex(tool, "__")
+	if i < 0 {
+		return kindMCP
+	}
+	name := tool[i+2:]
+	if k, ok := mcpFileTools[name]; ok {
+		return k
+	}
+	if k, ok := toolKinds[name]; ok && k != kindShell {
+		return k
+	}
+	return kindMCP
+}
+
+// mcpFileTools are file tools' names that only MCP servers use.
+var mcpFileTools = map[string]toolKind{
+	"read_text_file": kindRead, "read_media_file": kindRead, "read_multiple_files": kindRead,
+	"get_file_info": kindRead, "write_text_file": kindWrite, "create_directory": kindWrite,
+	"directory_tree": kindList, "list_directory_with_sizes": kindList, "search_files": kindGrep,
 }
 
 // inputOf is the call's one-line input: command, path or URL.
@@ -237,7 +269,7 @@ func fileEffects(n *call, home string) []shell.Effect {
 		return shell.Effect{Kind: kind, Target: abs, Recursive: recursive}
 	}
 	args := n.Args
-	switch n.kind {
+	switch n.effK {
 	case kindRead:
 		if ps := pathList(args); len(ps) > 0 && pathArg(args) == "" {
 			out := make([]shell.Effect, 0, len(ps))

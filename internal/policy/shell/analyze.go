@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"strings"
@@ -72,11 +74,15 @@ type analyzer struct {
 	meta       []cmdMeta       // parallel to out.Commands
 	forkBombs  map[string]bool // functions found to be fork bombs
 	funcs      map[string]bool // names of functions defined so far
+	// pipeOut is the output of each pipeline analysed so far, when known
+	// (echo … | base64 -d), for $(…) of a pipeline.
+	pipeOut map[*syntax.BinaryCmd]stdinInfo
 }
 
 // cmdMeta is what the analyser remembers about a reported command.
 type cmdMeta struct {
-	argsKnown bool // every argument was known
+	argsKnown bool      // every argument was known
+	in        stdinInfo // what its standard input carried
 }
 
 // ctx is the lexical context a piece of code is analysed in.
@@ -693,34 +699,230 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 			}
 		}
 		if !next.remote {
-			if txt, ok := literalOutput(a.out.Commands[start:], a.meta[start:]); ok {
+			if txt, ok := literalOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env); ok {
 				next.literal, next.text = true, txt
 			}
 		}
 		in = next
 	}
+	if in.literal {
+		if a.pipeOut == nil {
+			a.pipeOut = map[*syntax.BinaryCmd]stdinInfo{}
+		}
+		a.pipeOut[x] = in
+	}
 }
 
-// literalOutput returns the output of a stage that is a single echo or
-// printf of known words.
-func literalOutput(cmds []Command, meta []cmdMeta) (string, bool) {
+// maxLiteral bounds the text literalOutput computes.
+const maxLiteral = 64 << 10
+
+// literalOutput returns what a stage that is a single command prints when
+// that is known at check time: echo and printf of known words, and the
+// filters that only re-encode known input (cat, base64 -d, xxd -r -p, rev),
+// so `echo cm0gLXJmIH4= | base64 -d | sh` is the script `rm -rf ~`. mktemp
+// prints a fresh name in the temp dir (TMPDIR, else /tmp).
+func literalOutput(cmds []Command, meta []cmdMeta, env map[string]string) (string, bool) {
 	if len(cmds) != 1 || len(meta) != 1 || !meta[0].argsKnown {
 		return "", false
 	}
-	cm := cmds[0]
+	cm, in := cmds[0], meta[0].in
+	args := cm.Argv[1:]
+	out, ok := "", false
 	switch cm.Name {
 	case "echo":
-		args := cm.Argv[1:]
-		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
+		nl, esc := true, false
+		for len(args) > 0 && len(args[0]) > 1 && strings.Trim(args[0], "-neE") == "" && args[0][0] == '-' {
+			nl = nl && !strings.Contains(args[0], "n")
+			esc = strings.Contains(args[0], "e") || esc && !strings.Contains(args[0], "E")
 			args = args[1:]
 		}
-		return strings.Join(args, " ") + "\n", true
+		out, ok = strings.Join(args, " "), true
+		if esc {
+			out = ansiC(out)
+		}
+		if nl {
+			out += "\n"
+		}
 	case "printf":
-		if len(cm.Argv) == 2 && !strings.Contains(cm.Argv[1], "%") {
-			return strings.ReplaceAll(cm.Argv[1], `\n`, "\n"), true
+		out, ok = printfOutput(args)
+	case "cat", "rev", "base64", "xxd":
+		if !in.literal {
+			return "", false
+		}
+		out, ok = filterOutput(cm.Name, args, in.text)
+	case "mktemp":
+		out, ok = mktempName(args, env)
+	}
+	if !ok || len(out) > maxLiteral {
+		return "", false
+	}
+	return out, true
+}
+
+// printfOutput evaluates printf FORMAT [ARG...] for formats of %s, %b and %%.
+func printfOutput(args []string) (string, bool) {
+	if len(args) == 0 {
+		return "", false
+	}
+	format, rest := args[0], args[1:]
+	var b strings.Builder
+	for first := true; first || len(rest) > 0; first = false {
+		used := false
+		for i := 0; i < len(format); i++ {
+			ch := format[i]
+			if ch == '\\' && i+1 < len(format) {
+				j := i + 2
+				for j < len(format) && j < i+5 && format[j] >= '0' && format[j] <= '7' && format[i+1] >= '0' && format[i+1] <= '7' {
+					j++
+				}
+				if format[i+1] == 'x' {
+					for j < len(format) && j < i+4 && strings.IndexByte("0123456789abcdefABCDEF", format[j]) >= 0 {
+						j++
+					}
+				}
+				b.WriteString(ansiC(format[i:j]))
+				i = j - 1
+				continue
+			}
+			if ch != '%' {
+				b.WriteByte(ch)
+				continue
+			}
+			if i+1 >= len(format) {
+				return "", false
+			}
+			i++
+			switch format[i] {
+			case '%':
+				b.WriteByte('%')
+			case 's', 'b':
+				v := ""
+				if len(rest) > 0 {
+					v, rest = rest[0], rest[1:]
+				}
+				used = true
+				if format[i] == 'b' {
+					v = ansiC(v)
+				}
+				b.WriteString(v)
+			default:
+				return "", false
+			}
+			if b.Len() > maxLiteral {
+				return "", false
+			}
+		}
+		if !used {
+			break
+		}
+	}
+	return b.String(), true
+}
+
+// filterOutput is the output of a re-encoding filter given known input.
+func filterOutput(name string, args []string, in string) (string, bool) {
+	var flags, files []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			flags = append(flags, a)
+		} else {
+			files = append(files, a)
+		}
+	}
+	if len(files) > 0 && !(len(files) == 1 && files[0] == "-") {
+		return "", false
+	}
+	has := func(short byte, long string) bool {
+		for _, f := range flags {
+			if f == long || (!strings.HasPrefix(f, "--") && strings.IndexByte(f[1:], short) >= 0) {
+				return true
+			}
+		}
+		return false
+	}
+	switch name {
+	case "cat":
+		if len(flags) > 0 {
+			return "", false
+		}
+		return in, true
+	case "rev":
+		lines := strings.Split(strings.TrimSuffix(in, "\n"), "\n")
+		for i, l := range lines {
+			r := []rune(l)
+			for x, y := 0, len(r)-1; x < y; x, y = x+1, y-1 {
+				r[x], r[y] = r[y], r[x]
+			}
+			lines[i] = string(r)
+		}
+		return strings.Join(lines, "\n") + "\n", true
+	case "base64":
+		if !has('d', "--decode") && !has('D', "--decode") {
+			return "", false
+		}
+		clean := strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+				return -1
+			}
+			return r
+		}, in)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(clean); err == nil {
+				return string(b), true
+			}
+		}
+	case "xxd":
+		if !has('r', "-revert") || !(has('p', "-plain") || has('p', "-postscript")) {
+			return "", false
+		}
+		clean := strings.Join(strings.Fields(in), "")
+		if b, err := hex.DecodeString(clean); err == nil {
+			return string(b), true
 		}
 	}
 	return "", false
+}
+
+// mktempName is the name mktemp prints: a file in the temp dir (TMPDIR,
+// else /tmp), in -p DIR, or where a template with a slash says.
+func mktempName(args []string, env map[string]string) (string, bool) {
+	dir, tmpl, explicit := "", "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-p" || a == "--tmpdir":
+			if a == "-p" || (i+1 < len(args) && !strings.HasPrefix(args[i+1], "-")) {
+				if i+1 >= len(args) {
+					return "", false
+				}
+				i++
+				dir, explicit = args[i], true
+			}
+		case strings.HasPrefix(a, "--tmpdir="):
+			dir, explicit = a[len("--tmpdir="):], true
+		case strings.HasPrefix(a, "--suffix="):
+		case a == "-t":
+		case strings.HasPrefix(a, "-"):
+			if strings.Trim(a[1:], "dqut") != "" {
+				return "", false
+			}
+		default:
+			tmpl = a
+		}
+	}
+	if tmpl == "" {
+		tmpl = "tmp.XXXXXXXXXX"
+	}
+	if strings.Contains(tmpl, "/") && !explicit {
+		return tmpl + "\n", true
+	}
+	if dir == "" {
+		dir = env["TMPDIR"]
+	}
+	if dir == "" || !strings.HasPrefix(dir, "/") {
+		dir = "/tmp"
+	}
+	return strings.TrimRight(dir, "/") + "/" + path.Base(tmpl) + "\n", true
 }
 
 // isFetcher reports whether a command prints content fetched from the

@@ -403,6 +403,7 @@ func (a *analyzer) newCall(c *ctx, st *state, argv []field, ro runOpts) *call {
 	k := &call{a: a, c: c, st: st, argv: argv, args: argv[1:], ro: ro}
 	f := argv[0]
 	k.meta.argsKnown = true
+	k.meta.in = c.stdin
 	av := make([]string, len(argv))
 	for i, x := range argv {
 		av[i] = x.text(c)

@@ -30,7 +30,13 @@ func (k *call) git() {
 			}
 			i += 2
 			continue
-		case "-c", "--git-dir", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds":
+		case "-c":
+			if i+1 < len(args) {
+				k.gitConfigCode(args[i+1])
+			}
+			i += 2
+			continue
+		case "--git-dir", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds":
 			i += 2
 			continue
 		}
@@ -150,6 +156,26 @@ func (k *call) git() {
 		}
 	case "config":
 		k.gitConfig(rest)
+	case "worktree":
+		if len(rest) == 0 || !rest[0].known {
+			return
+		}
+		p := parseOpts(rest[1:], spec{arg: "bB", long: []string{"reason"}})
+		switch rest[0].val {
+		case "add":
+			if len(p.ops) > 0 {
+				k.file(Write, p.ops[0], true)
+			}
+		case "remove":
+			if len(p.ops) > 0 {
+				k.file(Delete, p.ops[0], true)
+			}
+		case "move":
+			if len(p.ops) > 1 {
+				k.file(Delete, p.ops[0], true)
+				k.file(Write, p.ops[1], true)
+			}
+		}
 	case "clone":
 		p := parseOpts(rest, spec{arg: "obcju", long: []string{"origin", "branch", "config", "depth", "jobs", "upload-pack", "reference", "separate-git-dir", "template", "shallow-since", "shallow-exclude", "filter", "server-option", "bundle-uri"}})
 		if len(p.ops) > 0 {
@@ -284,6 +310,37 @@ func (k *call) gitPush(rest []field) {
 			k.attr("all", "true")
 		}
 	}
+}
+
+// gitConfigCode analyses the value of git -c KEY=VALUE when the key names a
+// command git runs (core.sshCommand, core.pager, alias.x=!cmd, …): the
+// command is analysed as shell code, so git -c core.sshCommand='rm -rf ~'
+// fetch deletes home.
+func (k *call) gitConfigCode(kv field) {
+	if !kv.known {
+		return
+	}
+	key, val, ok := strings.Cut(kv.val, "=")
+	if !ok || val == "" {
+		return
+	}
+	key = strings.ToLower(key)
+	switch {
+	case strings.HasPrefix(key, "alias."), key == "credential.helper":
+		if !strings.HasPrefix(val, "!") {
+			return
+		}
+		val = val[1:]
+	case strings.HasPrefix(key, "pager."), strings.HasSuffix(key, ".textconv"), strings.HasPrefix(key, "diff.") && strings.HasSuffix(key, ".command"):
+	default:
+		switch key {
+		case "core.sshcommand", "core.pager", "core.editor", "core.fsmonitor", "core.askpass", "sequence.editor",
+			"diff.external", "gpg.program", "gpg.ssh.program", "uploadpack.packobjectshook", "core.gitproxy":
+		default:
+			return
+		}
+	}
+	k.nested(sub(kv, val), "git -c "+key, nil, false)
 }
 
 func (k *call) gitConfig(rest []field) {

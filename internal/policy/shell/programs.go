@@ -1374,6 +1374,20 @@ func (k *call) tar() {
 	}
 	p := parseOpts(args, spec{arg: "fCTXbHIKLNgV", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "blocking-factor", "format", "use-compress-program", "starting-file", "newer", "after-date", "listed-incremental", "label", "transform", "owner", "group", "mode", "mtime"}})
 	archive, hasArchive := p.get("f", "file")
+	// options whose value is a command tar runs
+	for i, a := range args {
+		if !a.known {
+			continue
+		}
+		for _, o := range []string{"--to-command=", "--checkpoint-action=exec=", "--use-compress-program=", "--info-script=", "--new-volume-script="} {
+			if v, ok := strings.CutPrefix(a.val, o); ok && v != "" {
+				k.nested(sub(a, v), "tar "+strings.TrimSuffix(o, "="), nil, false)
+			}
+		}
+		if (a.val == "-I" || a.val == "--to-command" || a.val == "--use-compress-program") && i+1 < len(args) {
+			k.nested(args[i+1], "tar "+a.val, nil, false)
+		}
+	}
 	var dir *field
 	if d, ok := p.get("C", "directory"); ok {
 		dir = &d

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -181,10 +182,10 @@ func (a *analyzer) parts(c *ctx, st *state, ps []syntax.WordPart, quoted bool, b
 			bs = a.parts(c, st, x.Parts, true, bs, false, false)
 		case *syntax.ParamExp:
 			vals := a.param(c, st, x, quoted)
-			bs = appendExpansion(bs, vals, quoted || !split)
+			bs = appendExpansion(bs, vals, quoted || !split, ifsOf(st))
 		case *syntax.CmdSubst:
 			f := a.cmdSubst(c, st, x)
-			bs = appendExpansion(bs, []field{f}, quoted || !split)
+			bs = appendExpansion(bs, []field{f}, quoted || !split, ifsOf(st))
 		case *syntax.ArithmExp:
 			a.substs(c, st, x)
 			f := unknownField("arithmetic expansion is not evaluated")
@@ -215,7 +216,7 @@ func (a *analyzer) parts(c *ctx, st *state, ps []syntax.WordPart, quoted bool, b
 				b.glob = true
 			}
 		case *syntax.BraceExp:
-			bs = a.brace(c, st, x, bs)
+			bs = a.brace(c, st, x, bs, atStart && !quoted)
 		default:
 			f := unknownField("unsupported word part")
 			for _, b := range bs {
@@ -245,15 +246,24 @@ func appendFields(bs []*builder, vals []field) []*builder {
 	return out
 }
 
+// ifsOf is the field separators in st: $IFS when it is known (IFS=, folds),
+// else blank, tab and newline.
+func ifsOf(st *state) string {
+	if v, ok := st.vars["IFS"]; ok && v.f.known && !v.unset {
+		return v.f.val
+	}
+	return " \t\n"
+}
+
 // appendExpansion appends expansion results, splitting unquoted known
-// values on whitespace.
-func appendExpansion(bs []*builder, vals []field, noSplit bool) []*builder {
+// values on the characters of ifs.
+func appendExpansion(bs []*builder, vals []field, noSplit bool, ifs string) []*builder {
 	for vi, f := range vals {
 		if vi > 0 && len(bs) == 1 {
 			bs = append(bs, &builder{known: true})
 		}
-		if !noSplit && f.known && len(bs) == 1 && strings.ContainsAny(f.val, " \t\n") {
-			parts := strings.Fields(f.val)
+		if !noSplit && f.known && len(bs) == 1 && ifs != "" && strings.ContainsAny(f.val, ifs) {
+			parts := strings.FieldsFunc(f.val, func(r rune) bool { return strings.ContainsRune(ifs, r) })
 			b := bs[len(bs)-1]
 			for j, p := range parts {
 				if j > 0 {
@@ -284,7 +294,9 @@ func appendExpansion(bs []*builder, vals []field, noSplit bool) []*builder {
 	return bs
 }
 
-func (a *analyzer) brace(c *ctx, st *state, x *syntax.BraceExp, bs []*builder) []*builder {
+// brace expands {a,b}; at the start of a word each alternative is
+// tilde-expanded, as bash does after brace expansion ({~,/tmp} is $HOME /tmp).
+func (a *analyzer) brace(c *ctx, st *state, x *syntax.BraceExp, bs []*builder, atStart bool) []*builder {
 	var alts [][]*builder
 	if x.Sequence {
 		seq, ok := braceSeq(x)
@@ -303,7 +315,7 @@ func (a *analyzer) brace(c *ctx, st *state, x *syntax.BraceExp, bs []*builder) [
 		for _, e := range x.Elems {
 			nb := []*builder{{known: true, quoted: true}}
 			if e != nil {
-				nb = a.parts(c, st, e.Parts, false, nb, false, false)
+				nb = a.parts(c, st, e.Parts, false, nb, false, atStart)
 			}
 			alts = append(alts, nb)
 		}
@@ -395,8 +407,10 @@ func (a *analyzer) tilde(st *state, v string, bs []*builder) []*builder {
 		f = a.lookup(st, "HOME")
 	case "+":
 		f = a.lookup(st, "PWD")
+	case "-":
+		f = a.lookup(st, "OLDPWD")
 	default:
-		f = unknownField("home directory of ~" + name + " is not known at check time")
+		f = a.userHome(st, name)
 	}
 	for _, b := range bs {
 		b.sb.WriteString(f.val)
@@ -406,6 +420,33 @@ func (a *analyzer) tilde(st *state, v string, bs []*builder) []*builder {
 		b.quoted = true
 	}
 	return bs
+}
+
+// userHome is ~name: /root for root, else a sibling of $HOME named name
+// (/home/dana -> /home/bob, /Users/eve -> /Users/bob), the usual layout.
+// Another user's home is never the workspace nor a temp dir, so guessing the
+// layout can only place it among other users' files.
+func (a *analyzer) userHome(st *state, name string) field {
+	if name == "root" {
+		return lit("/root")
+	}
+	h := a.lookup(st, "HOME")
+	if !validUser(name) || !h.known || !strings.HasPrefix(h.val, "/") || h.val == "/" || path.Dir(h.val) == "/" && path.Base(h.val) == "root" {
+		return unknownField("home directory of ~" + name + " is not known at check time")
+	}
+	return lit(path.Join(path.Dir(h.val), name))
+}
+
+func validUser(n string) bool {
+	if n == "" || len(n) > 32 {
+		return false
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // positional returns $@ (or $* joined).
@@ -684,24 +725,47 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 			f.reason = "output of command substitution comes from the network"
 		}
 	}
-	if f.remote || len(x.Stmts) != 1 || len(a.out.Commands)-start != 1 || len(x.Stmts[0].Redirs) > 0 {
+	if f.remote || len(x.Stmts) != 1 || !inputOnly(x.Stmts[0].Redirs) {
+		return f
+	}
+	if b, ok := x.Stmts[0].Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+		if out, ok := a.pipeOut[b]; ok && out.literal {
+			return field{val: strings.TrimRight(out.text, "\n"), known: true, subst: true}
+		}
+		return f
+	}
+	if len(a.out.Commands)-start != 1 {
 		return f
 	}
 	cm, m := a.out.Commands[start], a.meta[start]
 	if !m.argsKnown {
 		return f
 	}
-	switch cm.Name {
-	case "pwd":
+	if cm.Name == "pwd" {
 		if cm.Dir != "" {
 			return field{val: cm.Dir, known: true, subst: true}
 		}
-	case "echo", "printf":
-		if out, ok := literalOutput(a.out.Commands[start:start+1], a.meta[start:start+1]); ok {
-			return field{val: strings.TrimRight(out, "\n"), known: true, subst: true}
-		}
+		return f
+	}
+	if out, ok := literalOutput(a.out.Commands[start:start+1], a.meta[start:start+1], a.opts.Env); ok {
+		return field{val: strings.TrimRight(out, "\n"), known: true, subst: true}
 	}
 	return f
+}
+
+// inputOnly reports whether redirections only feed stdin or silence stderr,
+// so the command's output is still what $(...) captures.
+func inputOnly(rs []*syntax.Redirect) bool {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		default:
+			if r.N == nil || r.N.Value != "2" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // unescapeLit removes unquoted backslash escapes and reports unescaped

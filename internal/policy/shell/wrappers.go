@@ -356,8 +356,58 @@ func (k *call) xargs() {
 	// the command's stdin is not xargs' stdin
 	saved := k.c
 	k.c = k.c.withStdin(stdinInfo{})
+	defer func() { k.c = saved }()
+	if in := saved.stdin; in.literal && !p.has("a", "arg-file") {
+		// known input (echo ~ | xargs rm -rf, <<< "$HOME"): its items are
+		// the arguments
+		items := xargsItems(in.text, repl != "" || p.has("d", "delimiter", "L"), p.has("0"))
+		if len(items) > 0 && len(items) <= maxLoopItems {
+			if repl == "" {
+				argv := append([]field(nil), cmd...)
+				for _, it := range items {
+					f := lit(it)
+					f.pos, f.end = cmd[len(cmd)-1].end, cmd[len(cmd)-1].end
+					argv = append(argv, f)
+				}
+				k.inner(argv, "xargs", nil, nil)
+				return
+			}
+			for _, it := range items {
+				argv := make([]field, len(cmd))
+				for i, f := range cmd {
+					argv[i] = f
+					if f.known && strings.Contains(f.val, repl) {
+						argv[i].val = strings.ReplaceAll(f.val, repl, it)
+					}
+				}
+				k.inner(argv, "xargs", nil, nil)
+			}
+			return
+		}
+	}
 	k.inner(k.substArgs(cmd, repl, src), "xargs", nil, nil)
-	k.c = saved
+}
+
+// xargsItems splits xargs' input into items: lines (with -I, -d or -L),
+// NUL-separated (-0), else blank-separated words with simple quotes.
+func xargsItems(text string, lines, nul bool) []string {
+	switch {
+	case nul:
+		return strings.FieldsFunc(text, func(r rune) bool { return r == 0 })
+	case lines:
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	var out []string
+	for _, w := range strings.Fields(text) {
+		out = append(out, strings.Trim(w, `"'`))
+	}
+	return out
 }
 
 // substArgs replaces repl in the words of cmd by the value bind (appended
