@@ -5,7 +5,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -18,7 +17,11 @@ import (
 // both match counts and the ratio (warden time / rg time).
 func BenchmarkFindGoSource(b *testing.B) {
 	rg := testtools.Find(b, "rg")
-	src := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(string(bytes.TrimSpace(goroot)), "src")
 	cases := []struct {
 		name, query string
 		regex       bool
