@@ -72,6 +72,21 @@ func (r *recorder) waitFor(t *testing.T, id string, from int, what string, ok fu
 	}
 }
 
+// waitOutput waits until the session's output, concatenated (adapters
+// split writes across events), contains text.
+func (r *recorder) waitOutput(t *testing.T, id, text string) {
+	t.Helper()
+	r.waitFor(t, id, 0, fmt.Sprintf("output %q", text), func(Event) bool {
+		var all strings.Builder
+		for _, e := range r.snapshot() {
+			if e.session == id && e.ev.Kind == EventOutput && e.ev.Category != "telemetry" {
+				all.WriteString(e.ev.Output)
+			}
+		}
+		return strings.Contains(all.String(), text)
+	})
+}
+
 // syncBuffer is a goroutine-safe log sink dumped when a test fails.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -94,7 +109,7 @@ func newManager(t *testing.T, rec *recorder) *Manager {
 	t.Helper()
 	logs := &syncBuffer{}
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("WARDEN_DEBUG_TEST_LOG") != "" {
 			t.Logf("manager log:\n%s", logs.String())
 		}
 	})
@@ -182,9 +197,7 @@ func TestGoLaunchBreakpoint(t *testing.T) {
 	if ev.Reason != "breakpoint" || !samePath(ev.File, main) || ev.Line != goBreakLine {
 		t.Fatalf("stopped event = %+v, want breakpoint at %s:%d", ev, main, goBreakLine)
 	}
-	rec.waitFor(t, id, 0, "the program's output", func(ev Event) bool {
-		return ev.Kind == EventOutput && strings.Contains(ev.Output, "hello from go")
-	})
+	rec.waitOutput(t, id, "hello from go")
 
 	// Setting a breakpoint now reaches the live session, which verifies it.
 	res, err = m.SetBreakpoints(ctx, main, []Breakpoint{{Line: 5, Condition: "true"}})
@@ -246,8 +259,9 @@ func TestPythonLaunchBreakpoint(t *testing.T) {
 	if ev.Reason != "breakpoint" || !samePath(ev.File, prog) || ev.Line != 5 {
 		t.Fatalf("stopped event = %+v, want breakpoint at %s:5", ev, prog)
 	}
-	rec.waitFor(t, id, 0, "the program's output", func(ev Event) bool {
-		return ev.Kind == EventOutput && ev.Category == "stdout" && strings.Contains(ev.Output, "hello from python")
+	rec.waitOutput(t, id, "hello from python\n")
+	rec.waitFor(t, id, 0, "stdout output", func(ev Event) bool {
+		return ev.Kind == EventOutput && ev.Category == "stdout" && strings.Contains(ev.Output, "hello")
 	})
 
 	// A second breakpoint, set while stopped; continue to it.
@@ -289,9 +303,7 @@ func TestPythonRunsToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.waitFor(t, id, 0, "output", func(ev Event) bool {
-		return ev.Kind == EventOutput && strings.Contains(ev.Output, "total 3")
-	})
+	rec.waitOutput(t, id, "total 3\n")
 	_, ev := rec.waitFor(t, id, 0, "exited", func(ev Event) bool { return ev.Kind == EventExited })
 	if ev.ExitCode != 3 {
 		t.Fatalf("exited event = %+v, want exit code 3", ev)
@@ -411,7 +423,7 @@ func TestAdapterCrash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec.waitFor(t, id, 0, "output", func(ev Event) bool { return ev.Kind == EventOutput && strings.Contains(ev.Output, "up") })
+			rec.waitOutput(t, id, "up\n")
 			s, err := m.lookup(id)
 			if err != nil {
 				t.Fatal(err)
