@@ -130,6 +130,7 @@ type lineWriter struct {
 	fn  func(line string)
 }
 
+// Write buffers p and passes on every complete line.
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
 	for {
@@ -177,6 +178,11 @@ func (m *Manager) startAdapter(ctx context.Context, typ, request string, cfg Con
 		}
 		return m.startDlv(ctx, dir)
 	case typePython:
+		if request == "attach" && cfg.ProcessID <= 0 {
+			// debugpy.listen() runs an adapter that takes DAP clients on
+			// that port: talk to it directly.
+			return m.dial(ctx, "debugpy", hostPort(cfg))
+		}
 		dir := cfg.Cwd
 		if dir == "" && request == "launch" {
 			dir = filepath.Dir(cfg.Program)
@@ -352,11 +358,6 @@ func (m *Manager) requestArgs(typ, request string, cfg Config) (json.RawMessage,
 			args["python"] = m.python
 		} else if cfg.ProcessID > 0 {
 			args["processId"] = cfg.ProcessID
-		} else {
-			args["connect"] = map[string]any{"host": cfg.Host, "port": cfg.Port}
-			if cfg.Host == "" {
-				args["connect"] = map[string]any{"host": "127.0.0.1", "port": cfg.Port}
-			}
 		}
 	}
 	b, err := json.Marshal(args)

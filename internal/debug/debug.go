@@ -152,9 +152,10 @@ type Config struct {
 	StopOnEntry bool
 	// ProcessID is the local process to attach to (attach only).
 	ProcessID int
-	// Host and Port address a debug server to attach to (attach only): a
-	// headless delve server ("dlv --headless --listen"), or a debugpy
-	// listener (debugpy.listen). Host defaults to 127.0.0.1.
+	// Host and Port address a debug server to attach to (attach only),
+	// which is spoken to directly over DAP: a headless delve server
+	// ("dlv --headless --listen"; attach mode "remote") or a program
+	// that called debugpy.listen. Host defaults to 127.0.0.1.
 	Host string
 	// Port is the debug server's port; see Host.
 	Port int
@@ -302,6 +303,11 @@ func newID(prefix string) string {
 // id once the adapter has answered the launch or attach request. ctx bounds
 // the start (delve builds Go programs meanwhile, which can take a while);
 // the session outlives it.
+//
+// When Start fails after the adapter started, the events the aborted
+// session emitted (such as delve's build output) have been delivered
+// under its id, ending with EventEnded; the error also quotes the
+// adapter's output.
 func (m *Manager) Start(ctx context.Context, cfg Config) (string, error) {
 	typ, err := normalizeType(cfg.Type)
 	if err != nil {

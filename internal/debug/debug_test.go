@@ -1,17 +1,21 @@
 package debug
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -457,5 +461,127 @@ func TestAdapterCrash(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// TestPythonAttach attaches to a program that called debugpy.listen.
+func TestPythonAttach(t *testing.T) {
+	requireDebugpy(t)
+	rec := newRecorder()
+	m := newManager(t, rec)
+	prog := filepath.Join(t.TempDir(), "serve.py")
+	writeFile(t, prog, `import debugpy, sys, time
+host, port = debugpy.listen(("127.0.0.1", 0))
+print(port, flush=True)
+debugpy.wait_for_client()
+n = 0
+while True:
+    n += 1
+    time.sleep(0.05)
+`)
+	cmd := exec.Command("/usr/bin/python3", "-Xfrozen_modules=off", prog)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var port int
+	if _, err := fmt.Fscan(out, &port); err != nil {
+		t.Fatalf("reading the port: %v", err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := m.SetBreakpoints(ctx, prog, []Breakpoint{{Line: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := m.Start(ctx, Config{Type: "python", Request: "attach", Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ev := rec.waitFor(t, id, 0, "stopped", func(ev Event) bool { return ev.Kind == EventStopped })
+	if ev.Reason != "breakpoint" || !samePath(ev.File, prog) || ev.Line != 7 {
+		t.Fatalf("stopped event = %+v", ev)
+	}
+	if err := m.Stop(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if hasSession(m, id) {
+		t.Fatal("session still listed after Stop")
+	}
+	// Detaching leaves the program running.
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("debuggee gone after detaching: %v", err)
+	}
+}
+
+// TestGoAttachRemote attaches to a headless delve server.
+func TestGoAttachRemote(t *testing.T) {
+	rec := newRecorder()
+	m := newManager(t, rec)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/loop\n\ngo 1.26\n")
+	main := filepath.Join(dir, "main.go")
+	writeFile(t, main, `package main
+
+import "time"
+
+func main() {
+	n := 0
+	for {
+		n++
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+`)
+	cmd := exec.Command(testtools.Find(t, "dlv"), "debug", "--headless", "--listen=127.0.0.1:0", "--accept-multiclient", "--api-version=2")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	addr := ""
+	for sc.Scan() {
+		if _, a, ok := strings.Cut(sc.Text(), "listening at:"); ok {
+			addr = strings.TrimSpace(a)
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	_, portText, _ := strings.Cut(addr, "127.0.0.1:")
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		t.Fatalf("no address from headless dlv (%q)", addr)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := m.SetBreakpoints(ctx, main, []Breakpoint{{Line: 8}}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := m.Start(ctx, Config{Type: "go", Request: "attach", Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ev := rec.waitFor(t, id, 0, "stopped", func(ev Event) bool { return ev.Kind == EventStopped })
+	if ev.Reason != "breakpoint" || !samePath(ev.File, main) || ev.Line != 8 {
+		t.Fatalf("stopped event = %+v", ev)
+	}
+	if err := m.Stop(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if hasSession(m, id) {
+		t.Fatal("session still listed after Stop")
 	}
 }
