@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/warden-dev/warden/internal/debug"
 	"github.com/warden-dev/warden/internal/editor"
+	"github.com/warden-dev/warden/internal/gitcli"
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/lsp"
+	"github.com/warden-dev/warden/internal/search"
 	"github.com/warden-dev/warden/internal/terminal"
 	"github.com/warden-dev/warden/internal/wsfs"
 )
@@ -17,6 +20,8 @@ type services struct {
 	editor *editor.Editor
 	lsp    *lsp.Manager
 	terms  *terminal.Manager
+	git    *gitcli.Repo
+	debug  *debug.Manager
 }
 
 func newServices(w *workspace) (*services, error) {
@@ -34,10 +39,13 @@ func newServices(w *workspace) (*services, error) {
 	})
 	s.editor.Listen(lspSync{m: s.lsp, log: w.srv.log})
 	s.terms = newTerminals(w)
+	s.git = &gitcli.Repo{Dir: root, Logger: w.srv.log}
+	s.debug = newDebugger(w)
 	return s, nil
 }
 
 func (s *services) close() {
+	_ = s.debug.Close()
 	_ = s.terms.Close()
 	_ = s.lsp.Close()
 	_ = s.fs.Close()
@@ -54,6 +62,13 @@ func classifyService(err error) (int, string, bool) {
 		return jsonrpc.CodeFeatureDisabled, "no language server", true
 	case errors.Is(err, terminal.ErrNotFound), errors.Is(err, terminal.ErrClosed):
 		return jsonrpc.CodeTerminalNotFound, "terminal not found", true
+	case errors.Is(err, gitcli.ErrBadRef), errors.Is(err, gitcli.ErrBadPath), errors.Is(err, gitcli.ErrNoPaths),
+		errors.Is(err, search.ErrBadGlob), errors.Is(err, search.ErrBadQuery), errors.Is(err, search.ErrEmptyQuery),
+		errors.Is(err, debug.ErrNoSession), errors.Is(err, debug.ErrUnsupportedType), errors.Is(err, debug.ErrInvalidArgument),
+		errors.Is(err, debug.ErrSessionEnded):
+		return jsonrpc.CodeInvalidParams, "invalid params", true
+	case errors.Is(err, gitcli.ErrNotRepo):
+		return jsonrpc.CodeInternalError, "not a git repository", true
 	case errors.Is(err, wsfs.ErrNoWatcher):
 		return jsonrpc.CodeInvalidParams, "invalid params", true
 	}

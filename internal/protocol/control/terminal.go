@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 
@@ -212,5 +211,3 @@ func terminalGetOutput(ctx context.Context, c *call) (any, error) {
 	}
 	return map[string]string{"output": t.Output(p.MaxLines)}, nil
 }
-
-func isTerminalNotFound(err error) bool { return errors.Is(err, terminal.ErrNotFound) }
