@@ -585,3 +585,32 @@ func main() {
 		t.Fatal("session still listed after Stop")
 	}
 }
+
+// TestClose: Close ends live sessions; Start fails afterwards.
+func TestClose(t *testing.T) {
+	requireDebugpy(t)
+	rec := newRecorder()
+	m := newManager(t, rec)
+	prog := filepath.Join(t.TempDir(), "prog.py")
+	writeFile(t, prog, "import time\nprint('up', flush=True)\ntime.sleep(60)\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	id, err := m.Start(ctx, Config{Type: "python", Request: "launch", Program: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitOutput(t, id, "up\n")
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Sessions(); len(got) != 0 {
+		t.Fatalf("Sessions() after Close = %+v", got)
+	}
+	_, ev := rec.waitFor(t, id, 0, "ended", func(ev Event) bool { return ev.Kind == EventEnded })
+	if ev.Reason != "manager closed" {
+		t.Fatalf("ended event = %+v", ev)
+	}
+	if _, err := m.Start(ctx, Config{Type: "python", Request: "launch", Program: prog}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Start after Close = %v, want ErrClosed", err)
+	}
+}

@@ -34,6 +34,7 @@ type session struct {
 	ended         bool
 	stopping      bool
 	stopReason    string
+	stopDeadline  time.Time // when the adapter gets killed if still running
 	sawTerminated bool
 	lastThread    int
 	debuggee      int             // launched debuggee's pid, from the process event
@@ -298,7 +299,7 @@ func (s *session) finish(readErr error) {
 	s.cancel()
 	grace := time.Duration(0)
 	if stopping {
-		grace = s.m.stopTimeout
+		grace = max(time.Until(s.stopDeadline), 0)
 	}
 	s.a.shutdown(grace)
 	s.mu.Lock()
@@ -332,10 +333,12 @@ func (s *session) stop(ctx context.Context, reason string) error {
 	first := !s.stopping
 	if first {
 		s.stopping, s.stopReason = true, reason
+		s.stopDeadline = time.Now().Add(s.m.stopTimeout)
 	}
+	deadline := s.stopDeadline
 	s.mu.Unlock()
 	if first {
-		dctx, cancel := context.WithTimeout(ctx, s.m.stopTimeout)
+		dctx, cancel := context.WithDeadline(ctx, deadline)
 		_, err := s.call(dctx, &dap.DisconnectRequest{
 			Request:   newRequest("disconnect"),
 			Arguments: &dap.DisconnectArguments{TerminateDebuggee: s.request == "launch"},
@@ -345,7 +348,7 @@ func (s *session) stop(ctx context.Context, reason string) error {
 			s.log.Debug("debug: disconnect failed", "err", err)
 		}
 		// Closing the stream ends the reader, whose finish gives the
-		// adapter StopTimeout to exit before killing it.
+		// adapter the rest of StopTimeout to exit before killing it.
 		s.a.closeTransport()
 	}
 	s.wg.Wait()
