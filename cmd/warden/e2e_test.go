@@ -44,6 +44,7 @@ type daemon struct {
 	monitor string
 	hooks   string
 	health  string
+	control string
 	stderr  *bytes.Buffer
 }
 
@@ -81,7 +82,7 @@ func startDaemon(t testing.TB, dataDir string, extra ...string) *daemon {
 		}
 		b, err := os.ReadFile(filepath.Join(dataDir, "daemon.json"))
 		if err == nil && json.Unmarshal(b, &rt) == nil && rt.PID == cmd.Process.Pid {
-			d.monitor, d.hooks, d.health = rt.Listeners["monitor"], rt.Listeners["hooks"], rt.Listeners["health"]
+			d.monitor, d.hooks, d.health, d.control = rt.Listeners["monitor"], rt.Listeners["hooks"], rt.Listeners["health"], rt.Listeners["control"]
 			return d
 		}
 		time.Sleep(20 * time.Millisecond)
