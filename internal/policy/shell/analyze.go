@@ -77,6 +77,12 @@ type analyzer struct {
 	// pipeOut is the output of each pipeline analysed so far, when known
 	// (echo … | base64 -d), for $(…) of a pipeline.
 	pipeOut map[*syntax.BinaryCmd]stdinInfo
+	// links are the symlinks made earlier in the line (ln -s T L): L -> T,
+	// both absolute. The file system outlives subshells, so they are not
+	// part of the state.
+	links map[string]string
+	// aliases defined so far (alias ls='rm -rf ~'), and those being expanded
+	aliases, aliasBusy map[string]string
 }
 
 // cmdMeta is what the analyser remembers about a reported command.

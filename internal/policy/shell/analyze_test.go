@@ -309,6 +309,19 @@ EOF`, []string{"!delete", "!finding"}},
 	{"tar --checkpoint=1 --checkpoint-action=exec='rm -rf /srv' -cf /tmp/x.tar .", []string{"delete:r /srv"}},
 	{"tar -I zstd -cf out.tar.zst src", []string{"write /home/u/proj/out.tar.zst", "!delete"}},
 
+	// aliases, glob program names, symlinks made earlier in the line
+	{"alias ls='rm -rf ~'; ls", []string{"delete:r /home/u", "via rm alias ls"}},
+	{"alias ll='ls -la'; ll src", []string{"!delete", "!write"}},
+	{"alias ls='ls -la'; ls", []string{"!delete"}},
+	{"/bin/r[m] -rf ~", []string{"delete:r /home/u"}},
+	{"/???/r? -rf /etc", []string{"delete:r /etc"}},
+	{"/???/x?z -rf /etc", []string{"dynamic", "!delete"}},
+	{"[ -f x ] && echo ok", []string{"!dynamic"}},
+	{"ln -s / x && rm -rf x/", []string{"delete:r /"}},
+	{"ln -s ~ h; rm -rf h/*", []string{"delete:r /home/u"}},
+	{"ln -sf ../shared cfg && rm -rf cfg/old", []string{"delete:r /home/u/shared/old"}},
+	{"ln -s /etc e; rm -f e", []string{"delete /home/u/proj/e"}},
+
 	// word splitting with a folded IFS
 	{"IFS=,; CMD=\"rm,-rf,/\"; $CMD", []string{"delete:r /"}},
 	{"cmd=\"rm -rf $HOME\"; $cmd", []string{"delete:r /home/u"}},

@@ -318,6 +318,9 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 		}
 		abs = path.Join(st.dir, v)
 	}
+	if len(a.links) > 0 {
+		abs = a.throughLinks(abs, f.glob || strings.HasSuffix(v, "/") || strings.HasSuffix(v, "/."))
+	}
 	if isPseudoDevice(abs) {
 		return e, false
 	}
@@ -329,6 +332,30 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 	e.Target = abs
 	return e, true
 }
+
+// throughLinks follows the symlinks made earlier in the line: a path below
+// a link (or the link itself, when into says the path goes into it, as
+// x/ and x/* do) is the same path below the link's target.
+func (a *analyzer) throughLinks(abs string, into bool) string {
+	for range maxLinkHops {
+		best := ""
+		for l := range a.links {
+			if (strings.HasPrefix(abs, l+"/") || abs == l && into) && len(l) > len(best) {
+				best = l
+			}
+		}
+		if best == "" {
+			return abs
+		}
+		t := a.links[best]
+		delete(a.links, best) // a loop ends here
+		abs = path.Clean(t + abs[len(best):])
+		defer func(l, t string) { a.links[l] = t }(best, t)
+	}
+	return abs
+}
+
+const maxLinkHops = 8
 
 // globDir returns the directory part of a glob before its first pattern.
 func globDir(v string) string {
@@ -394,6 +421,11 @@ func (a *analyzer) run(c *ctx, st *state, argv []field, ro runOpts) {
 		}
 		return
 	}
+	if f := argv[0]; f.known && f.glob && isGlobName(f.val) {
+		if a.globProgram(c, st, argv, ro) {
+			return
+		}
+	}
 	k := a.newCall(c, st, argv, ro)
 	a.model(k)
 	a.finish(k)
@@ -448,6 +480,50 @@ func (a *analyzer) newCall(c *ctx, st *state, argv []field, ro runOpts) *call {
 	k.cmd.Name = name
 	k.cmd.Argv[0] = name
 	return k
+}
+
+// isGlobName reports whether a program name is a glob pattern (r?, r[m],
+// /???/r?), not just a name with a bracket like [ or [[.
+func isGlobName(n string) bool {
+	if _, err := path.Match(n, ""); err != nil {
+		return false
+	}
+	return strings.ContainsAny(n, "*?") || strings.Contains(n, "[") && strings.Contains(n, "]")
+}
+
+// globPrograms are the programs a glob in a program name is matched
+// against: the ones that can wreck or leak something.
+var globPrograms = []string{"rm", "rmdir", "unlink", "shred", "mv", "cp", "dd", "chmod", "chown", "chgrp", "ln",
+	"truncate", "tee", "find", "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node",
+	"curl", "wget", "nc", "scp", "rsync", "tar", "git", "kill", "mkfs", "wipefs", "shutdown", "reboot", "sudo",
+	"env", "xargs", "cat", "base64", "crontab", "eval"}
+
+// globProgram analyses a command whose program name is a glob
+// (/???/r? -rf /) as each program the glob can name; a glob that names
+// none of them is a program not known at check time. It reports false
+// when the caller should go on as usual.
+func (a *analyzer) globProgram(c *ctx, st *state, argv []field, ro runOpts) bool {
+	pat := path.Base(argv[0].val)
+	var hits []string
+	for _, n := range globPrograms {
+		if ok, _ := path.Match(pat, n); ok {
+			hits = append(hits, n)
+		}
+	}
+	if len(hits) == 0 {
+		f := argv[0]
+		f.known, f.reason = false, "the program name is the glob "+argv[0].val
+		av := append([]field{f}, argv[1:]...)
+		k := a.newCall(c, st, av, ro)
+		a.finish(k)
+		return true
+	}
+	for _, n := range hits {
+		av := append([]field(nil), argv...)
+		av[0].val, av[0].glob = n, false
+		a.run(c, st.clone(), av, ro)
+	}
+	return true
 }
 
 func isSystemBin(p string) bool {

@@ -9,6 +9,10 @@ import (
 // model applies the effect model of the program k runs.
 func (a *analyzer) model(k *call) {
 	n := k.name
+	if v, ok := a.aliases[n]; ok && a.aliasBusy[n] == "" && !a.funcs[n] && len(k.cmd.Via) == len(k.c.via) {
+		k.expandAlias(n, v)
+		return
+	}
 	switch {
 	case n == "":
 		return
@@ -503,9 +507,11 @@ func (a *analyzer) model(k *call) {
 		k.eff(Effect{Kind: Privilege, Target: user, Unknown: user == "", Reason: reasonIf(user == "", "user not given")})
 	case "openssl":
 		k.openssl()
+	case "alias":
+		k.aliasDef()
 	// programs that take file names without reading their content
 	case "echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname",
-		"pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "alias", "unalias",
+		"pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "unalias",
 		"kill", "killall", "pkill", "pgrep", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr",
 		"break", "continue", "wait", "trap", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts",
 		"let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime",
@@ -1024,8 +1030,51 @@ func (k *call) copyMove(move bool) {
 	}
 }
 
+// aliasDef records alias NAME=VALUE definitions. Whether the shell expands
+// aliases (interactive shells, shopt -s expand_aliases) is not known, so a
+// later command NAME is judged as VALUE: a line that redefines ls to delete
+// home is judged by what it would do where aliases are on.
+func (k *call) aliasDef() {
+	for _, f := range k.args {
+		if !f.known {
+			continue
+		}
+		name, val, ok := strings.Cut(f.val, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if k.a.aliases == nil {
+			k.a.aliases = map[string]string{}
+		}
+		k.a.aliases[name] = val
+	}
+}
+
+// expandAlias analyses a command whose name is an alias as the alias value
+// followed by its arguments (an alias is not expanded again inside itself).
+func (k *call) expandAlias(name, val string) {
+	k.wrapper = true
+	code := joinCode(k.args)
+	if !code.known {
+		code = field{val: val, known: true}
+	} else if code.val != "" {
+		code.val = val + " " + code.val
+	} else {
+		code.val = val
+	}
+	if k.a.aliasBusy == nil {
+		k.a.aliasBusy = map[string]string{}
+	}
+	k.a.aliasBusy[name] = val
+	defer delete(k.a.aliasBusy, name)
+	k.nested(field{val: code.val, known: true, pos: k.argv[0].pos, end: k.argv[len(k.argv)-1].end}, "alias "+name, nil, true)
+}
+
 func (k *call) ln() {
 	p := parseOpts(k.args, spec{arg: "tS", long: []string{"target-directory", "suffix"}})
+	if p.has("s", "symbolic") && len(p.ops) >= 1 && len(p.ops) <= 2 && !p.has("t", "target-directory") {
+		k.recordLink(p.ops)
+	}
 	if t, ok := p.get("t", "target-directory"); ok {
 		k.file(Write, t, false)
 		return
@@ -1040,6 +1089,33 @@ func (k *call) ln() {
 		}
 	default:
 		k.file(Write, p.ops[len(p.ops)-1], false)
+	}
+}
+
+// recordLink remembers the symlink ln -s TARGET [NAME] makes, so a later
+// rm -rf NAME/ in the same line is judged on TARGET.
+func (k *call) recordLink(ops []field) {
+	t := ops[0]
+	name := sub(t, path.Base(t.val))
+	if len(ops) == 2 {
+		name = ops[1]
+	}
+	if !t.known || !name.known || t.glob || name.glob || t.val == "" {
+		return
+	}
+	le, ok := k.a.target(k.st, Write, name, false)
+	if !ok || le.Unknown || le.Target == "" {
+		return
+	}
+	tv := t.val
+	if !strings.HasPrefix(tv, "/") {
+		tv = path.Join(path.Dir(le.Target), tv)
+	}
+	if k.a.links == nil {
+		k.a.links = map[string]string{}
+	}
+	if len(k.a.links) < maxLoopItems {
+		k.a.links[le.Target] = path.Clean(tv)
 	}
 }
 
