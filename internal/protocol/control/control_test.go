@@ -56,6 +56,17 @@ type env struct {
 
 func newEnv(t *testing.T, settings config.Control, coreOpts coretest.Options) *env {
 	t.Helper()
+	e := newEnvWith(t, settings, coreOpts)
+	e.t = t
+	return e
+}
+
+func newEnvTB(tb testing.TB, settings config.Control) *env {
+	return newEnvWith(tb, settings, coretest.Options{})
+}
+
+func newEnvWith(t testing.TB, settings config.Control, coreOpts coretest.Options) *env {
+	t.Helper()
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
 	c := coretest.New(t, coreOpts)
@@ -75,7 +86,7 @@ func newEnv(t *testing.T, settings config.Control, coreOpts coretest.Options) *e
 		srv.Close()
 		hs.Close()
 	})
-	return &env{t: t, core: c, srv: srv, http: hs, root: root, clock: clk}
+	return &env{core: c, srv: srv, http: hs, root: root, clock: clk}
 }
 
 // client is a test WebSocket client that routes responses by id and
