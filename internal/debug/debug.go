@@ -161,18 +161,19 @@ type Config struct {
 	Port int
 }
 
-// Breakpoint is a source breakpoint to set.
+// Breakpoint is a source breakpoint to set. Its JSON form is the control
+// protocol's debug.setBreakpoints element.
 type Breakpoint struct {
 	// Line is the 1-based line.
-	Line int
+	Line int `json:"line"`
 	// Condition is an expression; the breakpoint stops only when it holds.
-	Condition string
+	Condition string `json:"condition,omitempty"`
 	// HitCondition is an adapter-specific hit count expression (e.g. "3",
 	// ">= 3").
-	HitCondition string
+	HitCondition string `json:"hitCondition,omitempty"`
 	// LogMessage turns the breakpoint into a logpoint: the message (with
 	// {expression} interpolation) is printed instead of stopping.
-	LogMessage string
+	LogMessage string `json:"logMessage,omitempty"`
 }
 
 // BreakpointResult is the outcome of setting one breakpoint.
