@@ -79,8 +79,10 @@ type ControlSecurity struct {
 	AllowedMethodCategories []string `yaml:"allowedMethodCategories"`
 }
 
-// ControlCategories are the method categories of the control protocol.
-var ControlCategories = []string{"auth", "editor", "fs", "terminal", "command", "state", "search", "debug", "git"}
+// ControlCategories returns the method categories of the control protocol.
+func ControlCategories() []string {
+	return []string{"auth", "editor", "fs", "terminal", "command", "state", "search", "debug", "git"}
+}
 
 // Validate checks the section and fills defaults.
 func (c *Control) Validate() error {
@@ -110,11 +112,11 @@ func (c *Control) Validate() error {
 	}
 	for _, cat := range c.Security.AllowedMethodCategories {
 		ok := false
-		for _, k := range ControlCategories {
+		for _, k := range ControlCategories() {
 			ok = ok || k == cat
 		}
 		if !ok {
-			return fmt.Errorf("control.security.allowedMethodCategories: unknown category %q (known: %s)", cat, strings.Join(ControlCategories, ", "))
+			return fmt.Errorf("control.security.allowedMethodCategories: unknown category %q (known: %s)", cat, strings.Join(ControlCategories(), ", "))
 		}
 	}
 	return nil

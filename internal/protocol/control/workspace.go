@@ -108,9 +108,7 @@ func (c *call) abs(p string) (string, error) {
 	if p == "" {
 		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: path is required")
 	}
-	if strings.HasPrefix(p, "file://") {
-		p = strings.TrimPrefix(p, "file://")
-	}
+	p = strings.TrimPrefix(p, "file://")
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(c.ws.root, p)
 	}
