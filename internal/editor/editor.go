@@ -115,6 +115,17 @@ func (e *Editor) emit(f func(l Listener)) {
 // makes it active. Opening an open document only makes it active (its
 // unsaved edits are kept). column is the view column (1 when 0).
 func (e *Editor) Open(path, languageID, content string, column int) Snapshot {
+	return e.open(path, languageID, content, column, true)
+}
+
+// Load opens path like Open but leaves the active document as it is (for
+// documents opened on behalf of a request, as an editor does for a
+// language feature); with no active document it becomes the active one.
+func (e *Editor) Load(path, languageID, content string) Snapshot {
+	return e.open(path, languageID, content, 1, false)
+}
+
+func (e *Editor) open(path, languageID, content string, column int, activate bool) Snapshot {
 	if column <= 0 {
 		column = 1
 	}
@@ -125,28 +136,8 @@ func (e *Editor) Open(path, languageID, content string, column int) Snapshot {
 		e.docs[path] = d
 		e.order = append(e.order, path)
 	}
-	e.active = path
-	s := d.snapshot()
-	e.mu.Unlock()
-	if !ok {
-		e.emit(func(l Listener) { l.Opened(s) })
-	}
-	return s
-}
-
-// Load opens path like Open but leaves the active document as it is (for
-// documents opened on behalf of a request, as an editor does for a
-// language feature).
-func (e *Editor) Load(path, languageID, content string) Snapshot {
-	e.mu.Lock()
-	d, ok := e.docs[path]
-	if !ok {
-		d = &Document{Path: path, LanguageID: languageID, text: content, saved: content, version: 1, column: 1}
-		e.docs[path] = d
-		e.order = append(e.order, path)
-		if e.active == "" {
-			e.active = path
-		}
+	if activate || e.active == "" {
+		e.active = path
 	}
 	s := d.snapshot()
 	e.mu.Unlock()
@@ -222,55 +213,52 @@ func (e *Editor) List() []Snapshot {
 // the current text first, and they must not overlap; then all are applied
 // and the version goes up by one. Nothing changes on error.
 func (e *Editor) Apply(path string, edits []Edit) (Snapshot, error) {
-	e.mu.Lock()
-	d, ok := e.docs[path]
-	if !ok {
-		e.mu.Unlock()
-		return Snapshot{}, fmt.Errorf("%w: %s", ErrNotOpen, path)
-	}
-	text, err := applyEdits(d.text, edits)
-	if err != nil {
-		e.mu.Unlock()
-		return Snapshot{}, err
-	}
-	d.text = text
-	d.version++
-	s := d.snapshot()
-	e.mu.Unlock()
-	e.emit(func(l Listener) { l.Changed(s) })
-	return s, nil
+	return e.change(path, func(d *Document) error {
+		text, err := applyEdits(d.text, edits)
+		if err != nil {
+			return err
+		}
+		d.text = text
+		d.version++
+		return nil
+	}, Listener.Changed)
 }
 
 // SetContent replaces the whole text of path.
 func (e *Editor) SetContent(path, content string) (Snapshot, error) {
-	e.mu.Lock()
-	d, ok := e.docs[path]
-	if !ok {
-		e.mu.Unlock()
-		return Snapshot{}, fmt.Errorf("%w: %s", ErrNotOpen, path)
-	}
-	d.text = content
-	d.version++
-	s := d.snapshot()
-	e.mu.Unlock()
-	e.emit(func(l Listener) { l.Changed(s) })
-	return s, nil
+	return e.change(path, func(d *Document) error {
+		d.text = content
+		d.version++
+		return nil
+	}, Listener.Changed)
 }
 
-// MarkSaved records that the document's current text (or the given version
-// of it) is on disk. It is called by the saver after a successful write of
-// text; if the document changed meanwhile it stays dirty.
+// MarkSaved records that text is what is on disk for path now. It is
+// called by the saver after a successful write; if the document changed
+// meanwhile it stays dirty.
 func (e *Editor) MarkSaved(path, text string) (Snapshot, error) {
+	return e.change(path, func(d *Document) error {
+		d.saved = text
+		return nil
+	}, Listener.Saved)
+}
+
+// change runs f on the open document path under the lock and, if it
+// succeeds, tells the listeners with notify.
+func (e *Editor) change(path string, f func(d *Document) error, notify func(Listener, Snapshot)) (Snapshot, error) {
 	e.mu.Lock()
 	d, ok := e.docs[path]
 	if !ok {
 		e.mu.Unlock()
 		return Snapshot{}, fmt.Errorf("%w: %s", ErrNotOpen, path)
 	}
-	d.saved = text
+	if err := f(d); err != nil {
+		e.mu.Unlock()
+		return Snapshot{}, err
+	}
 	s := d.snapshot()
 	e.mu.Unlock()
-	e.emit(func(l Listener) { l.Saved(s) })
+	e.emit(func(l Listener) { notify(l, s) })
 	return s, nil
 }
 
