@@ -81,3 +81,21 @@ func TestControlDoorE2E(t *testing.T) {
 		t.Fatalf("events lack the control calls:\n%s", out)
 	}
 }
+
+// TestControlCallCLI checks `warden control call` against the real daemon.
+func TestControlCallCLI(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "proj")
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "note.txt"), []byte("from disk"), 0o644)
+	d := startDaemon(t, filepath.Join(dir, "data"))
+	defer d.stop()
+	out, errOut, code := warden(t, d.dataDir, "", "control", "call", "fs.readFile", `{"path":"note.txt"}`, "--workspace", ws)
+	if code != 0 || !strings.Contains(out, `"content": "from disk"`) {
+		t.Fatalf("control call: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = warden(t, d.dataDir, "", "control", "call", "fs.readFile", `{"path":"/etc/passwd"}`, "--workspace", ws)
+	if code == 0 || !strings.Contains(errOut, "-32010") {
+		t.Fatalf("escape via CLI: %d %q %q", code, out, errOut)
+	}
+}

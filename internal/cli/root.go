@@ -60,6 +60,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 		newPolicyCmd(o),
 		newInstallCmd(o),
 		newHookCmd(o),
+		newControlCmd(o),
 		newVersionCmd(o),
 	)
 	return root

@@ -139,8 +139,21 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	} else if n > 0 {
 		logger.Info("ingested spooled Claude Code events", "count", n)
 	}
+	ctlLogger := logger
+	if cfg.Control.Logging.LogToFile {
+		// control.logging.logToFile: the door's records also go to
+		// control.log in the data dir, at the door's own level
+		f, err := os.OpenFile(filepath.Join(cfg.DataDir, "control.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("control.logging.logToFile: %w", err)
+		}
+		defer f.Close()
+		level := slog.LevelInfo
+		_ = level.UnmarshalText([]byte(cfg.Control.Logging.Level))
+		ctlLogger = slog.New(slog.NewMultiHandler(logger.Handler(), slog.NewJSONHandler(f, &slog.HandlerOptions{Level: level})))
+	}
 	ctl, err := control.New(control.Options{
-		Core: c, Settings: cfg.Control, Token: token, Workspace: cfg.ControlWorkspace, Logger: logger,
+		Core: c, Settings: cfg.Control, Token: token, Workspace: cfg.ControlWorkspace, Logger: ctlLogger,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/spf13/cobra"
+
+	"github.com/warden-dev/warden/internal/daemon"
+	"github.com/warden-dev/warden/internal/protocol/admin"
+	"github.com/warden-dev/warden/internal/protocol/control"
+)
+
+func newControlCmd(o *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "control",
+		Short: "Talk to the control door (specs/control-protocol.md)",
+	}
+	cmd.AddCommand(newControlCallCmd(o))
+	return cmd
+}
+
+func newControlCallCmd(o *options) *cobra.Command {
+	var (
+		workspace string
+		timeout   time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "call METHOD [PARAMS-JSON]",
+		Short: "Call one control method as a client would (does the auth flow) and print the result",
+		Long: `Connect to the running daemon's control door, answer auth.challenge with the daemon's
+token, call METHOD with PARAMS (a JSON object, default {}), and print the result as JSON.
+A JSON-RPC error is printed on stderr with its code and the command exits 1.`,
+		Example: `  warden control call state.getWorkspace
+  warden control call fs.readFile '{"path":"README.md"}'
+  warden control call git.log '{"maxEntries":3}' --workspace ~/src/app`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			params := json.RawMessage(`{}`)
+			if len(args) == 2 {
+				if !json.Valid([]byte(args[1])) {
+					return fmt.Errorf("PARAMS is not valid JSON: %s", args[1])
+				}
+				params = json.RawMessage(args[1])
+			}
+			if workspace == "" {
+				wd, err := os.Getwd()
+				if err != nil {
+					return err
+				}
+				workspace = wd
+			}
+			abs, err := filepath.Abs(workspace)
+			if err != nil {
+				return err
+			}
+			cfg, err := o.loadConfig()
+			if err != nil {
+				return err
+			}
+			dataDir, err := o.resolveDataDir(cfg)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			res, err := controlCall(ctx, dataDir, cfg.Control.Token, abs, args[0], params)
+			if err != nil {
+				return err
+			}
+			var v any
+			if err := json.Unmarshal(res, &v); err != nil {
+				return err
+			}
+			return o.printJSON(v)
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace to open (default: the current directory)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 150*time.Second, "give up after this long (approvals can take a while)")
+	return cmd
+}
+
+// controlCall runs the spec's connection flow and one request.
+func controlCall(ctx context.Context, dataDir, token, workspace, method string, params json.RawMessage) (json.RawMessage, error) {
+	rt, err := daemon.ReadRuntime(dataDir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("warden is not running (no %s in %s): start it with `warden serve`", daemon.RuntimeName, dataDir)
+		}
+		return nil, err
+	}
+	addr := rt.Listeners["control"]
+	if addr == "" {
+		return nil, errors.New("warden's control door is switched off (serve --control-addr)")
+	}
+	if token == "" {
+		tok, err := os.ReadFile(filepath.Join(dataDir, admin.TokenName))
+		if err != nil {
+			return nil, fmt.Errorf("read warden's token: %w", err)
+		}
+		token = strings.TrimSpace(string(tok))
+	}
+	ws, _, err := websocket.Dial(ctx, "ws://"+addr, &websocket.DialOptions{HTTPHeader: http.Header{control.WorkspaceHeader: {workspace}}})
+	if err != nil {
+		return nil, fmt.Errorf("connect to the control door at %s: %w", addr, err)
+	}
+	defer ws.Close(websocket.StatusNormalClosure, "")
+	ws.SetReadLimit(256 << 20)
+	type msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	read := func(id string) (msg, error) {
+		for {
+			_, b, err := ws.Read(ctx)
+			if err != nil {
+				return msg{}, fmt.Errorf("read from the control door: %w", err)
+			}
+			var m msg
+			if err := json.Unmarshal(b, &m); err != nil {
+				return msg{}, fmt.Errorf("the control door sent invalid JSON: %w", err)
+			}
+			if (id == "" && m.Method == "auth.challenge") || (id != "" && string(m.ID) == id) {
+				return m, nil
+			}
+		}
+	}
+	send := func(id int, method string, params any) error {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		return ws.Write(ctx, websocket.MessageText, b)
+	}
+	ch, err := read("")
+	if err != nil {
+		return nil, err
+	}
+	var nonce struct {
+		Nonce string `json:"nonce"`
+	}
+	json.Unmarshal(ch.Params, &nonce)
+	if err := send(1, "auth.authenticate", map[string]string{"token": token, "nonce": nonce.Nonce}); err != nil {
+		return nil, err
+	}
+	auth, err := read("1")
+	if err != nil {
+		return nil, err
+	}
+	var ar struct {
+		Authenticated bool   `json:"authenticated"`
+		Error         string `json:"error"`
+	}
+	json.Unmarshal(auth.Result, &ar)
+	if !ar.Authenticated {
+		return nil, fmt.Errorf("the control door refused the token (%s): check control.token or the data dir", ar.Error)
+	}
+	if err := send(2, method, params); err != nil {
+		return nil, err
+	}
+	m, err := read("2")
+	if err != nil {
+		return nil, err
+	}
+	if m.Error != nil {
+		return nil, fmt.Errorf("%s failed: %d %s %s", method, m.Error.Code, m.Error.Message, m.Error.Data)
+	}
+	return m.Result, nil
+}
