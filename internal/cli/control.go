@@ -3,19 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/spf13/cobra"
 
-	"github.com/warden-dev/warden/internal/daemon"
-	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/control"
 )
 
@@ -90,23 +86,12 @@ A JSON-RPC error is printed on stderr with its code and the command exits 1.`,
 
 // controlCall runs the spec's connection flow and one request.
 func controlCall(ctx context.Context, dataDir, token, workspace, method string, params json.RawMessage) (json.RawMessage, error) {
-	rt, err := daemon.ReadRuntime(dataDir)
+	addr, daemonToken, err := doorOf(dataDir, "control")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("warden is not running (no %s in %s): start it with `warden serve`", daemon.RuntimeName, dataDir)
-		}
 		return nil, err
 	}
-	addr := rt.Listeners["control"]
-	if addr == "" {
-		return nil, errors.New("warden's control door is switched off (serve --control-addr)")
-	}
 	if token == "" {
-		tok, err := os.ReadFile(filepath.Join(dataDir, admin.TokenName))
-		if err != nil {
-			return nil, fmt.Errorf("read warden's token: %w", err)
-		}
-		token = strings.TrimSpace(string(tok))
+		token = daemonToken
 	}
 	ws, _, err := websocket.Dial(ctx, "ws://"+addr, &websocket.DialOptions{HTTPHeader: http.Header{control.WorkspaceHeader: {workspace}}})
 	if err != nil {

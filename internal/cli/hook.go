@@ -224,23 +224,33 @@ func (o *options) printCompactJSON(v any) error {
 	return err
 }
 
-// postHook sends one hook body to the running daemon's hook door and
-// returns the status and body of its answer.
-func postHook(ctx context.Context, dataDir, ws string, body []byte, timeout time.Duration) (int, []byte, error) {
+// doorOf finds the running daemon's address for door and its token, or
+// says what to do when warden is not running or the door is off.
+func doorOf(dataDir, door string) (addr, token string, err error) {
 	rt, err := daemon.ReadRuntime(dataDir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return 0, nil, fmt.Errorf("warden is not running (no %s in %s): start it with `warden serve`", daemon.RuntimeName, dataDir)
+			return "", "", fmt.Errorf("warden is not running (no %s in %s): start it with `warden serve`", daemon.RuntimeName, dataDir)
 		}
-		return 0, nil, fmt.Errorf("read %s: %w", filepath.Join(dataDir, daemon.RuntimeName), err)
+		return "", "", fmt.Errorf("read %s: %w", filepath.Join(dataDir, daemon.RuntimeName), err)
 	}
-	addr := rt.Listeners["hooks"]
+	addr = rt.Listeners[door]
 	if addr == "" {
-		return 0, nil, errors.New("warden's hook door is switched off (serve --hooks-addr)")
+		return "", "", fmt.Errorf("warden's %s door is switched off (serve --%s-addr)", door, door)
 	}
 	tok, err := os.ReadFile(filepath.Join(dataDir, admin.TokenName))
 	if err != nil {
-		return 0, nil, fmt.Errorf("read warden's token: %w", err)
+		return "", "", fmt.Errorf("read warden's token: %w", err)
+	}
+	return addr, strings.TrimSpace(string(tok)), nil
+}
+
+// postHook sends one hook body to the running daemon's hook door and
+// returns the status and body of its answer.
+func postHook(ctx context.Context, dataDir, ws string, body []byte, timeout time.Duration) (int, []byte, error) {
+	addr, tok, err := doorOf(dataDir, "hooks")
+	if err != nil {
+		return 0, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -249,7 +259,7 @@ func postHook(ctx context.Context, dataDir, ws string, body []byte, timeout time
 		return 0, nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set(hooks.WorkspaceHeader, ws)
 	client := &http.Client{Timeout: timeout, Transport: &http.Transport{Proxy: nil}}
 	resp, err := client.Do(req)
