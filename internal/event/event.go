@@ -31,7 +31,19 @@ const (
 	SubagentProgress  Type = "subagent.progress"
 	SubagentComplete  Type = "subagent.complete"
 	ContextCompaction Type = "context.compaction"
+
+	// Workspace and agent-supervision events, recorded in SystemSession.
+	WorkspaceAdded    Type = "workspace.added"
+	WorkspaceRemoved  Type = "workspace.removed"
+	WorkspaceMetadata Type = "workspace.metadata"
+	AgentServer       Type = "agent.server"
+	AgentStatus       Type = "agent.status"
 )
+
+// SystemSession is the session of warden's own records (workspaces added
+// and removed, agent servers started and stopped, agent status changes):
+// events that belong to no agent session. Session listings leave it out.
+const SystemSession = "warden"
 
 // Event is one durable record in a session's log.
 //

@@ -174,6 +174,9 @@ func (t *Tracker) apply(e event.Event) {
 	if e.ID > t.cursor {
 		t.cursor = e.ID
 	}
+	if e.Session == event.SystemSession {
+		return // warden's own records are not an agent session
+	}
 	st, ok := t.sessions[e.Session]
 	if !ok {
 		st = &state{
