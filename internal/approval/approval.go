@@ -28,6 +28,9 @@ const (
 	Denied   Outcome = "denied"
 	Expired  Outcome = "expired"
 	Canceled Outcome = "canceled"
+	// Lost: the agent that asked forgot the request (it restarted); the
+	// request is closed without an answer ever being sent.
+	Lost Outcome = "lost"
 )
 
 // Request is one call waiting for a person.

@@ -44,6 +44,8 @@ type Verdict struct {
 	// ApprovalID and Outcome are set when a person was asked.
 	ApprovalID string           `json:"approvalId,omitempty"`
 	Outcome    approval.Outcome `json:"outcome,omitempty"`
+	// Always is set when the person asked for a standing answer.
+	Always bool `json:"always,omitempty"`
 }
 
 // toolCallData is the payload of tool.call.
@@ -127,7 +129,7 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 		return Verdict{Decision: d, Reason: d.Reason, Rule: d.Rule}
 	}
 	res := c.wait(ctx, areq)
-	v := Verdict{Allowed: res.Allowed(), Decision: d, Reason: res.Reason, Rule: d.Rule, ApprovalID: areq.ID, Outcome: res.Outcome}
+	v := Verdict{Allowed: res.Allowed(), Decision: d, Reason: res.Reason, Rule: d.Rule, ApprovalID: areq.ID, Outcome: res.Outcome, Always: res.Always}
 	if v.Reason == "" {
 		v.Reason = fmt.Sprintf("%s by a person (%s)", res.Outcome, d.Reason)
 	}
@@ -252,6 +254,28 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// Withdraw closes the pending approval of the call callID from source
+// without a person's answer: the agent answered it itself (outcome
+// approved or denied, by the agent) or forgot it (approval.Lost). The
+// resolution is durable before the waiting Gate returns it. It returns
+// approval.ErrNotFound when no such approval waits.
+func (c *Core) Withdraw(ctx context.Context, source, callID string, res approval.Resolution) (approval.Request, error) {
+	for _, req := range c.approvals.List() {
+		if req.Source != source || req.CallID != callID {
+			continue
+		}
+		if _, err := c.approvals.Claim(req.ID); err != nil {
+			return approval.Request{}, fmt.Errorf("withdraw %s: %w", req.ID, err)
+		}
+		if _, err := c.Record(ctx, c.resolutionEvents(req, res)...); err != nil {
+			c.logger.Error("could not record withdrawn approval", "approval", req.ID, "err", err)
+		}
+		c.approvals.Deliver(req.ID, res)
+		return req, nil
+	}
+	return approval.Request{}, fmt.Errorf("withdraw call %s of %s: %w", callID, source, approval.ErrNotFound)
 }
 
 // CancelPending resolves every waiting approval as canceled (the call is
