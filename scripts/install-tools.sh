@@ -4,15 +4,18 @@
 # debugpy) and ripgrep (the search benchmark's baseline).
 #   Go tools  -> .cache/tools/bin      (go install, pinned)
 #   pyright   -> .cache/tools/node     (npm, pinned)
+#   MCP inspector CLI -> .cache/tools/inspector (npm, pinned; the MCP door's test)
 #   debugpy, ripgrep -> Debian packages (apt-get, only when missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOPLS_VERSION=v0.23.0
 DLV_VERSION=v1.27.2
 PYRIGHT_VERSION=1.1.414
+INSPECTOR_VERSION=2.12.0
 bin=$PWD/.cache/tools/bin
 node=$PWD/.cache/tools/node
-mkdir -p "$bin" "$node"
+inspector=$PWD/.cache/tools/inspector
+mkdir -p "$bin" "$node" "$inspector"
 
 stamp() { [ -f "$1.version" ] && [ "$(cat "$1.version")" = "$2" ] && [ -x "$1" ]; }
 
@@ -44,6 +47,19 @@ else
   (cd "$node" && npm install --no-audit --no-fund --save-exact --loglevel=error)
 fi
 ln -sf "$node/node_modules/.bin/pyright-langserver" "$bin/pyright-langserver"
+
+want="{\"dependencies\":{\"@modelcontextprotocol/inspector\":\"$INSPECTOR_VERSION\"}}"
+have=""
+[ -f "$inspector/package.json" ] && have=$(tr -d ' \n' < "$inspector/package.json")
+if [ "$have" = "$want" ] && [ -x "$inspector/node_modules/.bin/mcp-inspector" ]; then
+  echo "tools: MCP inspector $INSPECTOR_VERSION already installed"
+else
+  command -v npm >/dev/null || { echo "tools: npm is required (install Node.js)" >&2; exit 1; }
+  echo "$want" > "$inspector/package.json"
+  echo "tools: installing @modelcontextprotocol/inspector $INSPECTOR_VERSION"
+  (cd "$inspector" && npm install --no-audit --no-fund --save-exact --loglevel=error)
+fi
+ln -sf "$inspector/node_modules/.bin/mcp-inspector" "$bin/mcp-inspector"
 
 missing=()
 /usr/bin/python3 -c 'import debugpy' 2>/dev/null || missing+=(python3-debugpy)

@@ -1,0 +1,157 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/policy"
+)
+
+// call is one tool call being handled, in the workspace its request named.
+type call struct {
+	srv     *Server
+	tool    string // the MCP tool name
+	id      string // the call id in gated and recorded events
+	session string // the policy's session: "mcp-" + the MCP session id
+	root    string
+	ws      *workspace
+}
+
+// begin resolves the workspace of a tool call from its X-Workspace-Path
+// header. The error is the tool error the client sees.
+func (s *Server) begin(req *sdk.CallToolRequest, tool string) (*call, error) {
+	var p string
+	if req.Extra != nil && req.Extra.Header != nil {
+		p = req.Extra.Header.Get(WorkspaceHeader)
+	}
+	if p == "" {
+		return nil, fmt.Errorf("no workspace: send the %s header with the absolute path of a registered workspace on every request", WorkspaceHeader)
+	}
+	root, ok := s.opts.Workspaces.Lookup(p)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a registered workspace (%s): run `warden workspace add %s` first", p, WorkspaceHeader, p)
+	}
+	s.markActive(root)
+	ws, err := s.workspace(root)
+	if err != nil {
+		return nil, err
+	}
+	session := "mcp"
+	if req.Session != nil && req.Session.ID() != "" {
+		session = "mcp-" + req.Session.ID()
+	}
+	return &call{srv: s, tool: tool, id: newCallID(), session: session, root: root, ws: ws}, nil
+}
+
+// newCallID returns a random id for a tool call (MCP does not expose the
+// JSON-RPC request id to tool handlers).
+func newCallID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return "mcp-" + hex.EncodeToString(b)
+}
+
+// abs resolves a path argument inside the workspace.
+func (c *call) abs(p string) (string, error) {
+	abs, err := resolvePath(c.root, p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", c.tool, err)
+	}
+	return abs, nil
+}
+
+// rel is abs relative to the workspace root.
+func (c *call) rel(abs string) string { return relPath(c.root, abs) }
+
+// errDenied marks an error that is the policy's (or a person's) refusal.
+var errDenied = errors.New("denied by warden")
+
+// gate asks the core about tool(args) and returns nil only when the call may
+// run. A refusal is an error carrying the policy's reason and rule.
+func (c *call) gate(ctx context.Context, tool string, args map[string]any) error {
+	v := c.srv.opts.Core.Gate(ctx, core.GateRequest{
+		Call: policy.Call{
+			Tool: tool, Args: args, Cwd: c.root, Workspace: c.root,
+			Session: c.session, Source: Source,
+		},
+		CallID: c.id,
+		Source: Source,
+		Extra:  map[string]any{"mcpTool": c.tool},
+	})
+	if v.Allowed {
+		return nil
+	}
+	rule := v.Rule
+	if rule == "" {
+		rule = "(none)"
+	}
+	if v.ApprovalID != "" {
+		return fmt.Errorf("%w: %s was not approved (approval %s, rule %s): %s", errDenied, c.tool, v.ApprovalID, rule, v.Reason)
+	}
+	return fmt.Errorf("%w: %s was blocked by policy rule %s: %s", errDenied, c.tool, rule, v.Reason)
+}
+
+// gateShell gates an operation as the shell command line it amounts to.
+func (c *call) gateShell(ctx context.Context, argv ...string) error {
+	return c.gate(ctx, "bash", map[string]any{"command": shellLine(argv...), "description": c.tool})
+}
+
+// record records the outcome of a tool call that changed something.
+func (c *call) record(ctx context.Context, tool string, err error) {
+	data := map[string]any{"callId": c.id, "tool": tool, "mcpTool": c.tool, "success": err == nil}
+	if err != nil {
+		data["error"] = err.Error()
+	}
+	b, _ := json.Marshal(data)
+	if _, rerr := c.srv.opts.Core.Record(ctx, event.Event{Session: c.session, Type: event.ToolResult, Source: Source, Workspace: c.root, Data: b}); rerr != nil {
+		c.srv.log.Warn("could not record an MCP tool result", "tool", c.tool, "err", rerr)
+	}
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == '=' || r == ',' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellLine joins argv into a shell command line.
+func shellLine(argv ...string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// textResult is a tool result of plain text.
+func textResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// jsonResult is a tool result of v as JSON text, and as structured content
+// when v encodes to a JSON object.
+func jsonResult(v any) (*sdk.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	res := textResult(string(b))
+	if len(b) > 0 && b[0] == '{' {
+		res.StructuredContent = json.RawMessage(b)
+	}
+	return res, nil
+}
