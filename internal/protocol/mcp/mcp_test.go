@@ -377,6 +377,12 @@ func TestFiles(t *testing.T) {
 		t.Errorf("b.txt holds %q", b)
 	}
 	fails(t, cs, "fs.readFile", map[string]any{"path": "missing.txt"}, "no such file")
+	fails(t, cs, "fs.readFile", map[string]any{"path": "src"}, "is a directory")
+	writeFile(t, filepath.Join(e.root, "big.bin"), strings.Repeat("x", mcp.MaxReadBytes+1))
+	fails(t, cs, "fs.readFile", map[string]any{"path": "big.bin"}, "more than")
+	if err := os.Remove(filepath.Join(e.root, "big.bin")); err != nil {
+		t.Fatal(err)
+	}
 	fails(t, cs, "fs.editFile", map[string]any{"path": "b.txt", "newString": "y"}, "oldString")
 
 	res := call(t, cs, "fs.listDirectory", map[string]any{})

@@ -199,7 +199,9 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 
 // Close ends every MCP session and shuts the workspace services down
 // (language servers, file systems). Requests after Close are refused with
-// 503. Close is idempotent.
+// 503. Call it before (or while) the listener's http.Server shuts down:
+// ending the sessions ends their long-lived SSE streams, which
+// http.Server.Shutdown would otherwise wait for. Close is idempotent.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {

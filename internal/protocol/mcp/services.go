@@ -22,6 +22,32 @@ import (
 // diagnostics of a document it was just sent.
 const diagWait = 10 * time.Second
 
+// MaxReadBytes is the largest file fs.readFile returns (and the lsp.* tools
+// send to a language server).
+const MaxReadBytes = 10 << 20
+
+// readText reads the text file abs through the sandbox.
+func (c *call) readText(abs string) (string, error) {
+	info, err := c.ws.fs.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", c.rel(abs), err)
+	}
+	if info.IsDir {
+		return "", fmt.Errorf("read %s: is a directory (use fs.listDirectory)", c.rel(abs))
+	}
+	if info.Size > MaxReadBytes {
+		return "", fmt.Errorf("read %s: %d bytes is more than %d (use search.text to find what you need)", c.rel(abs), info.Size, MaxReadBytes)
+	}
+	b, err := c.ws.fs.ReadFile(abs)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", c.rel(abs), err)
+	}
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("read %s: not a UTF-8 text file (%d bytes)", c.rel(abs), len(b))
+	}
+	return string(b), nil
+}
+
 func fsReadFile(ctx context.Context, c *call, in pathInput) (*sdk.CallToolResult, error) {
 	abs, err := c.abs(in.Path)
 	if err != nil {
@@ -30,14 +56,11 @@ func fsReadFile(ctx context.Context, c *call, in pathInput) (*sdk.CallToolResult
 	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}); err != nil {
 		return nil, err
 	}
-	b, err := c.ws.fs.ReadFile(abs)
+	text, err := c.readText(abs)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", c.rel(abs), err)
+		return nil, err
 	}
-	if !utf8.Valid(b) {
-		return nil, fmt.Errorf("read %s: not a UTF-8 text file (%d bytes)", c.rel(abs), len(b))
-	}
-	return textResult(string(b)), nil
+	return textResult(text), nil
 }
 
 func fsWriteFile(ctx context.Context, c *call, in writeInput) (*sdk.CallToolResult, error) {
@@ -238,11 +261,11 @@ func (c *call) document(ctx context.Context, p string) (protocol.DocumentURI, er
 	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}); err != nil {
 		return "", err
 	}
-	b, err := c.ws.fs.ReadFile(abs)
+	text, err := c.readText(abs)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", c.rel(abs), err)
+		return "", err
 	}
-	return c.ws.sync(abs, string(b))
+	return c.ws.sync(abs, text)
 }
 
 func (c *call) position(ctx context.Context, in positionInput) (protocol.DocumentURI, protocol.Position, error) {
