@@ -29,8 +29,10 @@ var ErrNotFound = errors.New("opencode: not found")
 // HTTPError is a request OpenCode answered with a status other than the
 // expected one.
 type HTTPError struct {
+	// Method and Path are the request's.
 	Method, Path string
-	StatusCode   int
+	// StatusCode is the answer's HTTP status.
+	StatusCode int
 	// Body is the start of the answer (OpenCode sends JSON errors).
 	Body string
 }
@@ -73,16 +75,24 @@ func (c *Client) BaseURL() string { return c.base }
 // Session is one OpenCode session as GET /session lists it (the fields warden
 // uses). Child sessions (sub-agents) have a ParentID.
 type Session struct {
-	ID        string      `json:"id"`
-	ParentID  string      `json:"parentID,omitempty"`
-	Directory string      `json:"directory,omitempty"`
-	Title     string      `json:"title,omitempty"`
-	Time      SessionTime `json:"time"`
+	// ID is the session id ("ses_...").
+	ID string `json:"id"`
+	// ParentID is the parent session of a sub-agent session ("" for a
+	// root session).
+	ParentID string `json:"parentID,omitempty"`
+	// Directory is the session's working directory.
+	Directory string `json:"directory,omitempty"`
+	// Title is the session's title.
+	Title string `json:"title,omitempty"`
+	// Time holds when it was created and last updated.
+	Time SessionTime `json:"time"`
 }
 
 // SessionTime holds a session's times in Unix milliseconds.
 type SessionTime struct {
+	// Created is when the session was created.
 	Created int64 `json:"created"`
+	// Updated is when it last changed.
 	Updated int64 `json:"updated"`
 }
 
@@ -90,10 +100,14 @@ type SessionTime struct {
 // (a model request failed and is retried; Attempt, Message and Next, in Unix
 // milliseconds, say more).
 type SessionStatus struct {
-	Type    string `json:"type"`
-	Attempt int    `json:"attempt,omitempty"`
+	// Type is SessionIdle, SessionBusy or SessionRetry.
+	Type string `json:"type"`
+	// Attempt counts the retries (retry only).
+	Attempt int `json:"attempt,omitempty"`
+	// Message says why the model request failed (retry only).
 	Message string `json:"message,omitempty"`
-	Next    int64  `json:"next,omitempty"`
+	// Next is when the next attempt is made (retry only).
+	Next int64 `json:"next,omitempty"`
 }
 
 // The session status types.
@@ -106,19 +120,28 @@ const (
 // PermissionRequest is a pending request of OpenCode's permission system
 // (GET /permission, event permission.asked).
 type PermissionRequest struct {
-	ID         string          `json:"id"`
-	SessionID  string          `json:"sessionID"`
-	Permission string          `json:"permission"`
-	Patterns   []string        `json:"patterns,omitempty"`
-	Metadata   map[string]any  `json:"metadata,omitempty"`
-	Always     []string        `json:"always,omitempty"`
-	Tool       *PermissionTool `json:"tool,omitempty"`
+	// ID is the request id ("per_..."), the one to reply to.
+	ID string `json:"id"`
+	// SessionID is the session that asks.
+	SessionID string `json:"sessionID"`
+	// Permission is the kind: "bash", "edit", ...
+	Permission string `json:"permission"`
+	// Patterns are what is asked for (command lines, paths).
+	Patterns []string `json:"patterns,omitempty"`
+	// Metadata is OpenCode's detail (for bash: the command).
+	Metadata map[string]any `json:"metadata,omitempty"`
+	// Always are the patterns an "always" reply would allow from now on.
+	Always []string `json:"always,omitempty"`
+	// Tool is the tool call that asks, when a tool asks.
+	Tool *PermissionTool `json:"tool,omitempty"`
 }
 
 // PermissionTool is the tool call that asked for a permission.
 type PermissionTool struct {
+	// MessageID is the assistant message holding the call.
 	MessageID string `json:"messageID"`
-	CallID    string `json:"callID"`
+	// CallID is the model's tool call id.
+	CallID string `json:"callID"`
 }
 
 // Agent converts r to the agent package's Permission.

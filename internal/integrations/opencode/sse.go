@@ -120,8 +120,11 @@ func (d *SSEReader) readLine() ([]byte, error) {
 // Event is one event of OpenCode's bus as GET /event sends it:
 // {"id":"evt_...","type":"session.status","properties":{...}}.
 type Event struct {
-	ID         string          `json:"id"`
-	Type       string          `json:"type"`
+	// ID is the event id ("evt_...").
+	ID string `json:"id"`
+	// Type names the event ("session.status", "permission.asked", ...).
+	Type string `json:"type"`
+	// Properties is the event's payload, as sent.
 	Properties json.RawMessage `json:"properties"`
 }
 
