@@ -45,6 +45,7 @@ type daemon struct {
 	hooks   string
 	health  string
 	control string
+	mcp     string
 	stderr  *bytes.Buffer
 }
 
@@ -57,11 +58,19 @@ func isolatedEnv(t testing.TB, home string) []string {
 
 func startDaemon(t testing.TB, dataDir string, extra ...string) *daemon {
 	t.Helper()
+	return startDaemonIn(t, dataDir, "", nil, extra...)
+}
+
+// startDaemonIn starts the daemon in directory wd (the test's own when "")
+// with env added to the isolated environment.
+func startDaemonIn(t testing.TB, dataDir, wd string, env []string, extra ...string) *daemon {
+	t.Helper()
 	home := filepath.Join(filepath.Dir(dataDir), "home")
 	os.MkdirAll(home, 0o700)
-	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--hooks-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--control-addr", "127.0.0.1:0"}, extra...)
+	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--hooks-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--mcp-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(binary, args...)
-	cmd.Env = isolatedEnv(t, home)
+	cmd.Env = append(isolatedEnv(t, home), env...)
+	cmd.Dir = wd
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -83,6 +92,7 @@ func startDaemon(t testing.TB, dataDir string, extra ...string) *daemon {
 		b, err := os.ReadFile(filepath.Join(dataDir, "daemon.json"))
 		if err == nil && json.Unmarshal(b, &rt) == nil && rt.PID == cmd.Process.Pid {
 			d.monitor, d.hooks, d.health, d.control = rt.Listeners["monitor"], rt.Listeners["hooks"], rt.Listeners["health"], rt.Listeners["control"]
+			d.mcp = rt.Listeners["mcp"]
 			return d
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -61,6 +61,9 @@ Start the daemon with "warden serve", then point agents at it.`,
 		newInstallCmd(o),
 		newHookCmd(o),
 		newControlCmd(o),
+		newWorkspaceCmd(o),
+		newAgentsCmd(o),
+		newRunCmd(o),
 		newVersionCmd(o),
 	)
 	return root

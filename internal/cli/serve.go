@@ -14,6 +14,8 @@ import (
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/daemon"
+	"github.com/warden-dev/warden/internal/integrations/agent"
+	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/protocol/control"
 )
@@ -106,8 +108,12 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 				ApprovalTimeout:  time.Duration(cfg.Approvals.Timeout),
 				Control:          cfg.Control,
 				ControlWorkspace: wd,
-				Version:          Version,
-				Logger:           logger,
+				AgentBinaries: map[agent.Type]string{
+					agent.OpenCode: os.Getenv(EnvOpenCodeBin), agent.ClaudeCode: os.Getenv(EnvClaudeBin),
+				},
+				NpmDirs: binfind.DefaultNpmDirs("", home()),
+				Version: Version,
+				Logger:  logger,
 			})
 		},
 	}
@@ -137,4 +143,9 @@ func newLogger(o *options, c config.Log) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(o.stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(o.stderr, opts))
+}
+
+func home() string {
+	h, _ := os.UserHomeDir()
+	return h
 }

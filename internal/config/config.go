@@ -23,6 +23,9 @@ const (
 	// (`warden hook claude` reads the bound address from daemon.json).
 	DefaultHooksAddr  = "127.0.0.1:37124"
 	DefaultHealthAddr = "127.0.0.1:8081"
+	// DefaultMCPAddr is the MCP door. The spec gives no port; warden's sits
+	// next to the monitor's and the hook door's.
+	DefaultMCPAddr = "127.0.0.1:37125"
 )
 
 // Config is the whole of warden's configuration. Zero values mean "default".
@@ -82,6 +85,7 @@ func DefaultListeners() map[string]string {
 		"hooks":   DefaultHooksAddr,
 		"health":  DefaultHealthAddr,
 		"control": DefaultControlAddr,
+		"mcp":     DefaultMCPAddr,
 	}
 }
 

@@ -16,20 +16,26 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/integrations/agent"
+	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/netguard"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/control"
 	"github.com/warden-dev/warden/internal/protocol/hooks"
+	"github.com/warden-dev/warden/internal/protocol/mcp"
 	"github.com/warden-dev/warden/internal/protocol/monitor"
 	"github.com/warden-dev/warden/internal/store/sqlite"
+	"github.com/warden-dev/warden/internal/workspace"
 )
 
 // File names inside the data dir.
@@ -64,9 +70,16 @@ type Config struct {
 	// workspace it serves to clients that name none.
 	Control          config.Control
 	ControlWorkspace string
+	// AgentBinaries are configured agent program paths; NpmDirs are extra
+	// node_modules folders to look for agent packages in.
+	AgentBinaries map[agent.Type]string
+	NpmDirs       []string
 	// Ready, if set, is called once every listener is bound.
 	Ready func(Runtime)
 }
+
+// doors are the listeners this build serves.
+var doors = []string{"control", "health", "hooks", "mcp", "monitor"}
 
 // Runtime describes a running daemon; it is written to daemon.json in the
 // data dir so other commands can find it.
@@ -159,12 +172,6 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	defer ctl.Close()
-	handlers := map[string]http.Handler{
-		"monitor": monitor.NewHandler(c, logger),
-		"hooks":   hookDoor,
-		"health":  healthHandler(cfg.Version),
-		"control": ctl,
-	}
 	type bound struct {
 		name string
 		ln   net.Listener
@@ -187,8 +194,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			logger.Info("listener switched off", "door", name)
 			continue
 		}
-		h, ok := handlers[name]
-		if !ok {
+		if !slices.Contains(doors, name) {
 			closeAll()
 			return fmt.Errorf("unknown listener %q", name)
 		}
@@ -200,8 +206,50 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			}
 			return fmt.Errorf("%s listener on %s: %w", name, addr, err)
 		}
-		servers = append(servers, bound{name, ln, h})
+		servers = append(servers, bound{name: name, ln: ln})
 		rt.Listeners[name] = ln.Addr().String()
+	}
+
+	// The agent supervisor needs the bound addresses (agents are told
+	// where warden's doors are); the MCP door needs the supervisor.
+	reg, err := workspace.Open(filepath.Join(cfg.DataDir, workspace.FileName), workspace.Options{})
+	if err != nil {
+		closeAll()
+		return err
+	}
+	if cfg.ControlWorkspace != "" {
+		if _, _, err := reg.Add(cfg.ControlWorkspace); err != nil {
+			logger.Warn("could not register the current directory as a workspace", "dir", cfg.ControlWorkspace, "err", err)
+		}
+	}
+	sv, err := supervisor.New(supervisor.Options{
+		Core: c, Registry: reg, Logger: logger.With("part", "supervisor"),
+		AgentDir: filepath.Join(cfg.DataDir, "agents"),
+		Env:      agentEnv(rt, token, cfg.DataDir), HookPort: portOf(rt.Listeners["hooks"]),
+		Binaries: cfg.AgentBinaries, NpmDirs: cfg.NpmDirs,
+	})
+	if err != nil {
+		closeAll()
+		return err
+	}
+	mcpDoor, err := mcp.New(mcp.Options{
+		Core: c, Token: token, Workspaces: mcpWorkspaces{sv}, Commands: controlCommands{ctl},
+		Logger: logger.With("door", "mcp"), Version: cfg.Version,
+	})
+	if err != nil {
+		closeAll()
+		return err
+	}
+	defer mcpDoor.Close()
+	handlers := map[string]http.Handler{
+		"monitor": monitor.NewHandler(c, logger),
+		"hooks":   hookDoor,
+		"health":  healthHandler(cfg.Version),
+		"control": ctl,
+		"mcp":     mcpDoor,
+	}
+	for i := range servers {
+		servers[i].h = handlers[servers[i].name]
 	}
 	_ = os.Remove(rt.Socket) // a stale socket of a dead daemon; the lock says none runs
 	sockLn, err := net.Listen("unix", rt.Socket)
@@ -214,7 +262,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		closeAll()
 		return fmt.Errorf("admin socket %s: %w", rt.Socket, err)
 	}
-	adm := &admin.Server{Core: c, Token: token, Logger: logger, Status: func() admin.Status {
+	adm := &admin.Server{Core: c, Token: token, Logger: logger, Supervisor: sv, Status: func() admin.Status {
 		return admin.Status{Version: rt.Version, PID: rt.PID, Started: rt.Started, DataDir: rt.DataDir, Listeners: rt.Listeners, Policy: rt.Policy}
 	}}
 	servers = append(servers, bound{"admin", sockLn, adm.Handler()})
@@ -249,6 +297,16 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if cfg.Ready != nil {
 		cfg.Ready(rt)
 	}
+	svCtx, stopSupervisor := context.WithCancel(context.WithoutCancel(ctx))
+	svDone := make(chan struct{})
+	go func() {
+		defer close(svDone)
+		if err := sv.Run(svCtx); err != nil {
+			logger.Error("agent supervisor stopped", "err", err)
+		}
+	}()
+	// Agent servers stop after the doors (deferred calls run last first).
+	defer func() { stopSupervisor(); <-svDone }()
 	spoolCtx, stopSpool := context.WithCancel(ctx)
 	spoolDone := make(chan struct{})
 	go func() {
@@ -268,6 +326,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	c.CancelPending(context.Background(), "warden is shutting down")
 	// control clients are told (server.shutdown) before their sockets close
 	ctl.Close()
+	// MCP sessions hold long-lived streams that Shutdown would wait on.
+	mcpDoor.Close()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go func() {
@@ -379,4 +439,79 @@ func lockDataDir(dir string) (func(), error) {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// agentEnv is the WARDEN_* environment every supervised agent gets: where
+// warden's doors are and the token to reach them (docs/protocols.md maps
+// these to the spec's CODEHYDRA_* names).
+func agentEnv(rt Runtime, token, dataDir string) map[string]string {
+	env := map[string]string{"WARDEN_TOKEN": token, "WARDEN_DATA_DIR": dataDir}
+	if a := rt.Listeners["mcp"]; a != "" {
+		env["WARDEN_MCP_PORT"] = strconv.Itoa(portOf(a))
+		env["WARDEN_MCP_URL"] = "http://" + a + "/mcp"
+	}
+	if a := rt.Listeners["control"]; a != "" {
+		env["WARDEN_CONTROL_PORT"] = strconv.Itoa(portOf(a))
+	}
+	if a := rt.Listeners["monitor"]; a != "" {
+		env["WARDEN_MONITOR_URL"] = "http://" + a
+	}
+	if a := rt.Listeners["hooks"]; a != "" {
+		env["WARDEN_HOOKS_PORT"] = strconv.Itoa(portOf(a))
+	}
+	return env
+}
+
+func portOf(addr string) int {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+// mcpWorkspaces serves the MCP door's workspace tools from the supervisor.
+type mcpWorkspaces struct{ sv *supervisor.Supervisor }
+
+func (m mcpWorkspaces) Lookup(path string) (string, bool) { return m.sv.Registry().Lookup(path) }
+
+func (m mcpWorkspaces) Status(ctx context.Context, root string) (any, error) {
+	return m.sv.WorkspaceStatus(ctx, root)
+}
+
+func (m mcpWorkspaces) Metadata(_ context.Context, root string) (map[string]string, error) {
+	w, err := m.sv.Registry().Get(root)
+	if err != nil {
+		return nil, err
+	}
+	if w.Metadata == nil {
+		return map[string]string{}, nil
+	}
+	return w.Metadata, nil
+}
+
+func (m mcpWorkspaces) SetMetadata(ctx context.Context, root, key string, value *string) error {
+	_, err := m.sv.SetMetadata(ctx, root, key, value)
+	return err
+}
+
+func (m mcpWorkspaces) Create(ctx context.Context, root, name, base string) (string, error) {
+	w, err := m.sv.CreateWorkspace(ctx, root, name, base)
+	return w.Path, err
+}
+
+func (m mcpWorkspaces) Delete(ctx context.Context, root string) error {
+	_, err := m.sv.RemoveWorkspace(ctx, root, false)
+	return err
+}
+
+func (m mcpWorkspaces) MarkActive(root string) { m.sv.MarkActive(root) }
+
+// controlCommands runs the MCP door's workspace.executeCommand through the
+// control door's command registry.
+type controlCommands struct{ ctl *control.Server }
+
+func (c controlCommands) Execute(ctx context.Context, root, command string, args []json.RawMessage) (json.RawMessage, error) {
+	return c.ctl.ExecuteCommand(ctx, root, "mcp", command, args)
 }

@@ -337,7 +337,9 @@ type CreateOptions struct {
 	Name string
 	// Base is the commit-ish the branch starts at ("" = the project's HEAD).
 	Base string
-	// Dir is the parent directory of the new worktree.
+	// Dir is the parent directory of the new worktree; "" puts it next to
+	// the repository, in <repo>.worktrees/ (outside warden's data dir,
+	// which the policy protects from agents).
 	Dir string
 }
 
@@ -361,7 +363,7 @@ func (r *Registry) Create(ctx context.Context, o CreateOptions) (Workspace, erro
 		top = filepath.Dir(common)
 	}
 	if o.Dir == "" {
-		return Workspace{}, errors.New("workspace: no directory for worktrees")
+		o.Dir = filepath.Join(filepath.Dir(top), filepath.Base(top)+".worktrees")
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return Workspace{}, fmt.Errorf("create worktree dir: %w", err)

@@ -215,4 +215,3 @@ func TestCreateAndDeleteWorktree(t *testing.T) {
 		t.Fatalf("unmanaged dir removed: %v", err)
 	}
 }
-

@@ -45,6 +45,8 @@ type ServerOptions struct {
 func NewServerManager(o ServerOptions) *servers.Manager {
 	spec := servers.Spec{
 		Name: string(agent.OpenCode),
+		// OpenCode migrates its database in the user's home on start.
+		SerialStart: true,
 		Command: func(ws string, port int) ([]string, []string, error) {
 			bin, err := o.Setup.Binary()
 			if err != nil {

@@ -35,6 +35,10 @@ type Spec struct {
 	Command func(workspace string, port int) (argv []string, env []string, err error)
 	// Healthy probes a server; nil means it is ready.
 	Healthy func(ctx context.Context, port int) error
+	// SerialStart starts one server at a time (until it is healthy), for
+	// agents whose start-up writes shared state (OpenCode migrates one
+	// SQLite database in the user's home; two first starts at once fail).
+	SerialStart bool
 }
 
 // Options configure a Manager.
@@ -72,6 +76,8 @@ type Manager struct {
 	nextSub  int
 	closed   bool
 	restarts sync.WaitGroup
+	// serial is held across a start when Spec.SerialStart is set.
+	serial sync.Mutex
 }
 
 var _ agent.ServerManager = (*Manager)(nil)
@@ -198,6 +204,10 @@ func (m *Manager) port(last int) (int, error) {
 }
 
 func (m *Manager) spawn(ctx context.Context, ws string, port int) (*server, error) {
+	if m.opts.Spec.SerialStart {
+		m.serial.Lock()
+		defer m.serial.Unlock()
+	}
 	name := m.opts.Spec.Name
 	argv, env, err := m.opts.Spec.Command(ws, port)
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package admin is the door the warden CLI uses to talk to a running daemon:
 // HTTP with JSON over a Unix socket in the data dir (mode 0600), guarded by
-// the daemon's token. It serves status, events (with live follow), sessions
-// and approvals. Like every door it only calls the core.
+// the daemon's token. It serves status, events (with live follow), sessions,
+// approvals, workspaces and agents. Like every door it only calls the core.
 package admin
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/warden-dev/warden/internal/approval"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/store"
 )
 
@@ -57,6 +58,9 @@ type Server struct {
 	Logger *slog.Logger
 	// Status fills the daemon-level fields of GET /v1/status.
 	Status func() Status
+	// Supervisor serves the workspace and agent endpoints (nil: they
+	// answer 503).
+	Supervisor *supervisor.Supervisor
 }
 
 // Handler returns the admin API.
@@ -68,6 +72,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/sessions/{id}", s.session)
 	mux.HandleFunc("GET /v1/approvals", s.approvals)
 	mux.HandleFunc("POST /v1/approvals/{id}", s.resolve)
+	s.mountAgents(mux)
 	return s.auth(mux)
 }
 

@@ -188,3 +188,27 @@ func revert(ctx context.Context, c *call) (any, error) {
 	}
 	return ok, nil
 }
+
+// ExecuteCommand runs a command of the registry (as command.execute does)
+// for workspace root on behalf of another door (the MCP door's
+// workspace.executeCommand), in the name of session. The call is gated
+// and recorded like a client's; errors are the door's JSON-RPC errors.
+func (s *Server) ExecuteCommand(ctx context.Context, root, session, command string, args []json.RawMessage) (json.RawMessage, error) {
+	ws, err := s.workspace(root)
+	if err != nil {
+		return nil, err
+	}
+	ss := s.newSession(ws)
+	ss.id = session
+	params, err := json.Marshal(map[string]any{"command": command, "args": args})
+	if err != nil {
+		return nil, err
+	}
+	id, _ := json.Marshal(session)
+	c := &call{ss: ss, ws: ws, req: &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: id, Method: "command.execute", Params: params}}
+	res, err := commandExecute(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}

@@ -1,0 +1,472 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/warden-dev/warden/internal/fakemodel/openai"
+)
+
+// agentRow is one row of `warden agents --json`.
+type agentRow struct {
+	Workspace string `json:"workspace"`
+	Agent     string `json:"agent"`
+	Status    string `json:"status"`
+	Session   string `json:"sessionId"`
+	Running   bool   `json:"running"`
+	Port      int    `json:"port"`
+	PID       int    `json:"pid"`
+}
+
+func agentsJSON(t *testing.T, data string) map[string]agentRow {
+	t.Helper()
+	out, errOut, code := warden(t, data, "", "agents", "--json")
+	if code != 0 {
+		t.Fatalf("warden agents --json: %d %s", code, errOut)
+	}
+	var rows []agentRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("agents --json: %v\n%s", err, out)
+	}
+	m := map[string]agentRow{}
+	for _, r := range rows {
+		m[r.Workspace] = r
+	}
+	return m
+}
+
+// waitFor polls cond until it holds (or fails the test after limit).
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func gitWorkspace(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "init"}} {
+		if args[0] == "add" {
+			os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET=1\n"), 0o600)
+		}
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	return real
+}
+
+// lastUser is the text of the conversation's last user message.
+func lastUser(r openai.Request) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Text()
+		}
+	}
+	return ""
+}
+
+// toolNamed finds the name of an offered tool containing part.
+func toolNamed(r openai.Request, part string) string {
+	for _, raw := range r.Tools {
+		var tool struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(raw, &tool) == nil && strings.Contains(tool.Function.Name, part) {
+			return tool.Function.Name
+		}
+	}
+	return ""
+}
+
+// agentScript answers by keyword in the prompt: RUN-BASH makes a bash call
+// (which OpenCode's own permission config asks about), MCP-STATUS and
+// MCP-DENIED call warden's MCP tools, anything else is plain text.
+func agentScript(r openai.Request) openai.Reply {
+	if len(r.Tools) == 0 {
+		return openai.Reply{Text: "A title"}
+	}
+	if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "tool" {
+		return openai.Reply{Text: "Done."}
+	}
+	prompt := lastUser(r)
+	switch {
+	case strings.Contains(prompt, "RUN-BASH"):
+		return openai.Reply{Tool: "bash", Args: map[string]any{"command": "echo approved > ran.txt", "description": "write a file"}}
+	case strings.Contains(prompt, "MCP-STATUS"):
+		if name := toolNamed(r, "getStatus"); name != "" {
+			return openai.Reply{Tool: name, Args: map[string]any{}}
+		}
+		return openai.Reply{Text: "NO-WARDEN-TOOLS"}
+	case strings.Contains(prompt, "MCP-DENIED"):
+		if name := toolNamed(r, "readFile"); name != "" {
+			return openai.Reply{Tool: name, Args: map[string]any{"path": ".env"}}
+		}
+		return openai.Reply{Text: "NO-WARDEN-TOOLS"}
+	}
+	return openai.Reply{Text: "Hello."}
+}
+
+// openCodeServeEnv is the environment `opencode serve` needs offline, with
+// the fake model and OpenCode's own permission system asking about bash.
+func openCodeServeEnv(t *testing.T, home string, model *openai.Server) []string {
+	conf := map[string]any{
+		"autoupdate": false, "share": "disabled", "enabled_providers": []string{"fake"},
+		"model": "fake/fake-model", "small_model": "fake/fake-model",
+		"permission": map[string]any{"bash": "ask", "edit": "allow", "webfetch": "allow"},
+		"provider": map[string]any{"fake": map[string]any{
+			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+			"options": map[string]any{"baseURL": model.URL + "/v1", "apiKey": "dummy"},
+			"models":  map[string]any{"fake-model": map[string]any{"name": "Fake Model", "tool_call": true, "limit": map[string]any{"context": 100000, "output": 4096}}},
+		}},
+	}
+	confJSON, _ := json.Marshal(conf)
+	return []string{
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "npm_config_registry=http://127.0.0.1:9/",
+		"OPENCODE_CONFIG_CONTENT=" + string(confJSON),
+		"WARDEN_OPENCODE_BIN=" + openCodeBinary(t),
+	}
+}
+
+// prompt sends text to a new or given OpenCode session through its own API
+// and returns the session id.
+func prompt(t *testing.T, port int, session, text string) string {
+	t.Helper()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if session == "" {
+		resp, err := client.Post(base+"/session", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			ID string `json:"id"`
+		}
+		json.NewDecoder(resp.Body).Decode(&s)
+		resp.Body.Close()
+		if s.ID == "" {
+			t.Fatalf("POST /session: %s", resp.Status)
+		}
+		session = s.ID
+	}
+	body, _ := json.Marshal(map[string]any{"parts": []map[string]string{{"type": "text", "text": text}}})
+	resp, err := client.Post(base+"/session/"+session+"/prompt_async", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("prompt_async: %s", resp.Status)
+	}
+	return session
+}
+
+// statusChanges returns the agent.status moves recorded for ws.
+func statusChanges(t *testing.T, data, ws string) []string {
+	t.Helper()
+	out, _, _ := warden(t, data, "", "events", "--json")
+	var moves []string
+	for _, e := range parseEvents(t, out) {
+		if e.Type != "agent.status" || e.Workspace != ws {
+			continue
+		}
+		var d struct{ To string }
+		json.Unmarshal(e.Data, &d)
+		moves = append(moves, d.To)
+	}
+	return moves
+}
+
+func pendingApprovals(t *testing.T, data string) []map[string]any {
+	t.Helper()
+	out, _, _ := warden(t, data, "", "approvals", "--json")
+	var list []map[string]any
+	json.Unmarshal([]byte(out), &list)
+	return list
+}
+
+func TestAgentsSuperviseOpenCode(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	data := filepath.Join(dir, "data")
+	wsA := gitWorkspace(t, filepath.Join(dir, "alpha"))
+	wsB := gitWorkspace(t, filepath.Join(dir, "beta"))
+	model := openai.New(agentScript)
+	t.Cleanup(model.Close)
+	env := openCodeServeEnv(t, home, model)
+	d := startDaemonIn(t, data, dir, env)
+
+	for _, ws := range []string{wsA, wsB} {
+		if out, errOut, code := warden(t, data, "", "workspace", "add", ws); code != 0 || !strings.Contains(out, "added workspace") {
+			t.Fatalf("workspace add: %d %s %s", code, out, errOut)
+		}
+	}
+	// Both servers start in parallel, each on its own port.
+	var wg sync.WaitGroup
+	for _, ws := range []string{wsA, wsB} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, errOut, code := warden(t, data, "", "agents", "start", "opencode", "--workspace", ws); code != 0 {
+				t.Errorf("agents start %s: %d %s %s\n%s", ws, code, out, errOut, d.stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	rows := agentsJSON(t, data)
+	a, b := rows[wsA], rows[wsB]
+	if !a.Running || !b.Running || a.Agent != "opencode" || a.Port == 0 || a.Port == b.Port || a.PID == 0 {
+		t.Fatalf("after start: %+v %+v", a, b)
+	}
+	// The human table shows them too.
+	if out, _, _ := warden(t, data, "", "agents"); !strings.Contains(out, "alpha") || !strings.Contains(out, "beta") || !strings.Contains(out, "opencode") {
+		t.Fatalf("agents table:\n%s", out)
+	}
+
+	// A prompt moves alpha busy, then idle; beta stays as it was.
+	session := prompt(t, a.Port, "", "say hello")
+	waitFor(t, 60*time.Second, "alpha busy then idle", func() bool {
+		moves := strings.Join(statusChanges(t, data, wsA), " ")
+		return strings.Contains(moves, "busy") && strings.HasSuffix(moves, "idle") && agentsJSON(t, data)[wsA].Status == "idle"
+	})
+	if got := agentsJSON(t, data)[wsA].Session; got != session {
+		t.Fatalf("alpha session %q, want %q", got, session)
+	}
+	if moves := statusChanges(t, data, wsB); strings.Contains(strings.Join(moves, " "), "busy") {
+		t.Fatalf("beta moved: %v", moves)
+	}
+
+	// OpenCode's own "ask" becomes a warden approval; approving it in
+	// warden lets the command run.
+	prompt(t, a.Port, session, "RUN-BASH please")
+	waitFor(t, 60*time.Second, "alpha waiting", func() bool { return agentsJSON(t, data)[wsA].Status == "waiting" })
+	var approvalID string
+	waitFor(t, 10*time.Second, "a warden approval for the permission", func() bool {
+		for _, ap := range pendingApprovals(t, data) {
+			if ap["source"] == "opencode/server" && ap["workspace"] == wsA {
+				approvalID, _ = ap["id"].(string)
+			}
+		}
+		return approvalID != ""
+	})
+	if _, err := os.Stat(filepath.Join(wsA, "ran.txt")); err == nil {
+		t.Fatal("the command ran before anyone approved it")
+	}
+	if out, errOut, code := warden(t, data, "", "approve", approvalID); code != 0 {
+		t.Fatalf("approve: %d %s %s", code, out, errOut)
+	}
+	waitFor(t, 60*time.Second, "the approved command to run", func() bool {
+		b, err := os.ReadFile(filepath.Join(wsA, "ran.txt"))
+		return err == nil && strings.TrimSpace(string(b)) == "approved"
+	})
+	waitFor(t, 60*time.Second, "alpha idle after the command", func() bool { return agentsJSON(t, data)[wsA].Status == "idle" })
+
+	// OpenCode reaches warden's MCP door (the config warden generated) and
+	// calls its tools; a denied call returns the policy's reason.
+	prompt(t, a.Port, session, "MCP-STATUS")
+	defer func() {
+		if t.Failed() {
+			for _, r := range model.Requests() {
+				var names []string
+				for _, raw := range r.Tools {
+					var tool struct {
+						Function struct{ Name string } `json:"function"`
+					}
+					json.Unmarshal(raw, &tool)
+					names = append(names, tool.Function.Name)
+				}
+				t.Logf("request: last user %q tools %v results %q", clip(lastUser(r), 40), names, r.ToolResults())
+			}
+			t.Logf("daemon:\n%s", d.stderr)
+		}
+	}()
+	waitFor(t, 60*time.Second, "the MCP status tool result", func() bool { return toolResultsMention(model, wsA) })
+	prompt(t, a.Port, session, "MCP-DENIED")
+	waitFor(t, 60*time.Second, "the denied MCP call", func() bool { return toolResultsMention(model, "denied by warden") })
+	for _, r := range model.Requests() {
+		if strings.Contains(lastUser(r), "MCP-") && toolNamed(r, "getStatus") == "" {
+			t.Fatalf("OpenCode did not offer warden's MCP tools to the model")
+		}
+	}
+
+	// Killing OpenCode is noticed; it comes back on the same port and its
+	// status recovers. A permission pending at the crash is marked lost.
+	prompt(t, a.Port, session, "RUN-BASH again")
+	waitFor(t, 60*time.Second, "alpha waiting again", func() bool { return agentsJSON(t, data)[wsA].Status == "waiting" })
+	if err := syscall.Kill(a.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 90*time.Second, "OpenCode back on the same port", func() bool {
+		r := agentsJSON(t, data)[wsA]
+		return r.Running && r.PID != 0 && r.PID != a.PID && r.Port == a.Port && r.Status == "idle"
+	})
+	waitFor(t, 30*time.Second, "the pending approval closed as lost", func() bool {
+		out, _, _ := warden(t, data, "", "events", "--json")
+		for _, e := range parseEvents(t, out) {
+			if e.Type == "approval.resolved" && strings.Contains(string(e.Data), `"outcome":"lost"`) {
+				return len(pendingApprovals(t, data)) == 0
+			}
+		}
+		return false
+	})
+	out, _, _ := warden(t, data, "", "events", "--json")
+	var actions []string
+	for _, e := range parseEvents(t, out) {
+		if e.Type == "agent.server" && e.Workspace == wsA {
+			var d struct{ Action string }
+			json.Unmarshal(e.Data, &d)
+			actions = append(actions, d.Action)
+		}
+	}
+	if got := strings.Join(actions, " "); !strings.Contains(got, "started crashed started") {
+		t.Fatalf("agent.server actions for alpha: %s", got)
+	}
+
+	// `warden run opencode` in the workspace attaches to its server.
+	run := exec.Command(binary, "run", "opencode", "--help", "--data-dir", data)
+	run.Dir = wsA
+	run.Env = append(isolatedEnv(t, home), env...)
+	runOut, err := run.CombinedOutput()
+	if err != nil || !strings.Contains(string(runOut), "attach to a running opencode server") {
+		t.Fatalf("warden run opencode: %v\n%s", err, runOut)
+	}
+
+	// Stop beta, restart alpha on its port, then a daemon restart starts
+	// alpha again (it was started with `agents start`) and never beta.
+	if _, errOut, code := warden(t, data, "", "agents", "stop", "--workspace", wsB); code != 0 {
+		t.Fatalf("agents stop: %s", errOut)
+	}
+	if agentsJSON(t, data)[wsB].Running {
+		t.Fatal("beta still running after stop")
+	}
+	if err := syscall.Kill(b.PID, 0); err == nil {
+		t.Fatal("beta's OpenCode process outlived stop")
+	}
+	before := agentsJSON(t, data)[wsA]
+	if _, errOut, code := warden(t, data, "", "agents", "restart", "--workspace", wsA); code != 0 {
+		t.Fatalf("agents restart: %s", errOut)
+	}
+	after := agentsJSON(t, data)[wsA]
+	if after.Port != before.Port || after.PID == before.PID {
+		t.Fatalf("restart: before %+v after %+v", before, after)
+	}
+	d.stop()
+	if err := syscall.Kill(after.PID, 0); err == nil {
+		t.Fatal("OpenCode outlived the daemon")
+	}
+	startDaemonIn(t, data, dir, env)
+	waitFor(t, 60*time.Second, "alpha started again with the daemon", func() bool {
+		rows := agentsJSON(t, data)
+		return rows[wsA].Running && !rows[wsB].Running
+	})
+}
+
+func TestWorkspaceCommands(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	proj := gitWorkspace(t, filepath.Join(dir, "proj"))
+	startDaemonIn(t, data, dir, nil)
+
+	out, errOut, code := warden(t, data, "", "workspace", "create", "feature-x", "--project", proj, "--json")
+	if code != 0 {
+		t.Fatalf("workspace create: %d %s", code, errOut)
+	}
+	var created struct {
+		Workspace struct {
+			Path, Branch, Project string
+			Managed               bool
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &created); err != nil || !created.Workspace.Managed || created.Workspace.Branch != "feature-x" {
+		t.Fatalf("create: %v %s", err, out)
+	}
+	wt := created.Workspace.Path
+	if b, err := exec.Command("git", "-C", wt, "branch", "--show-current").Output(); err != nil || strings.TrimSpace(string(b)) != "feature-x" {
+		t.Fatalf("worktree branch: %q %v", b, err)
+	}
+	// Metadata: set, read, list, delete; a bad key changes nothing.
+	if _, errOut, code := warden(t, data, "", "workspace", "meta", "base", "main", "-w", wt); code != 0 {
+		t.Fatalf("meta set: %s", errOut)
+	}
+	if out, _, _ := warden(t, data, "", "workspace", "meta", "base", "-w", wt); strings.TrimSpace(out) != "main" {
+		t.Fatalf("meta get: %q", out)
+	}
+	if _, errOut, code := warden(t, data, "", "workspace", "meta", "bad key", "x", "-w", wt); code == 0 || !strings.Contains(errOut, "invalid metadata key") {
+		t.Fatalf("bad key: %d %s", code, errOut)
+	}
+	if _, _, code := warden(t, data, "", "workspace", "meta", "base", "--delete", "-w", wt); code != 0 {
+		t.Fatal("meta delete failed")
+	}
+	if out, _, _ := warden(t, data, "", "workspace", "meta", "-w", wt, "--json"); strings.TrimSpace(out) != "{}" {
+		t.Fatalf("meta after delete: %s", out)
+	}
+	out, _, _ = warden(t, data, "", "workspace", "list")
+	if !strings.Contains(out, "feature-x") || !strings.Contains(out, wt) || wt != filepath.Join(proj+".worktrees", "feature-x") {
+		t.Fatalf("workspace list:\n%s", out)
+	}
+	// A dirty worktree is kept unless forced; removal deletes it.
+	os.WriteFile(filepath.Join(wt, "wip.txt"), []byte("x"), 0o644)
+	if _, errOut, code := warden(t, data, "", "workspace", "remove", wt); code == 0 || !strings.Contains(errOut, "--force") {
+		t.Fatalf("remove dirty: %d %s", code, errOut)
+	}
+	if out, errOut, code := warden(t, data, "", "workspace", "remove", wt, "--force"); code != 0 || !strings.Contains(out, "worktree") {
+		t.Fatalf("remove --force: %d %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("worktree still on disk: %v", err)
+	}
+	// Every change is in the log.
+	out, _, _ = warden(t, data, "", "events", "--json")
+	var types []string
+	for _, e := range parseEvents(t, out) {
+		if strings.HasPrefix(e.Type, "workspace.") && e.Workspace == wt {
+			types = append(types, e.Type)
+		}
+	}
+	if got := strings.Join(types, " "); got != "workspace.added workspace.metadata workspace.metadata workspace.removed" {
+		t.Fatalf("workspace events: %s", got)
+	}
+	// Agent commands on an unknown workspace say what to do.
+	_, errOut, code = warden(t, data, "", "agents", "start", "opencode", "--workspace", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "warden workspace add") {
+		t.Fatalf("start on unknown workspace: %d %s", code, errOut)
+	}
+	_, errOut, code = warden(t, data, "", "agents", "start", "claude", "--workspace", proj)
+	if code == 0 || !strings.Contains(errOut, "warden run claude") {
+		t.Fatalf("start claude: %d %s", code, errOut)
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,265 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-dev/warden/internal/integrations/agent"
+	"github.com/warden-dev/warden/internal/integrations/agents"
+	"github.com/warden-dev/warden/internal/integrations/binfind"
+)
+
+// Environment variables a terminal in a workspace gets (and `warden run`
+// reads): see docs/protocols.md for the whole list.
+const (
+	EnvOpenCodePort    = "WARDEN_OPENCODE_PORT"
+	EnvOpenCodeSession = "WARDEN_OPENCODE_SESSION_ID"
+	EnvOpenCodeBin     = "WARDEN_OPENCODE_BIN"
+	EnvClaudeBin       = "WARDEN_CLAUDE_BIN"
+)
+
+// noConversation is what Claude Code prints when --continue finds nothing
+// to continue in the directory.
+const noConversation = "No conversation found to continue"
+
+func newRunCmd(o *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run AGENT [ARGS...]",
+		Short: "Run an agent in the current workspace, attached to what warden runs for it",
+		Long: `run opencode: when warden runs an OpenCode server for this workspace, attach
+to it and its current session (opencode attach http://127.0.0.1:PORT --session ID),
+so the terminal and warden see the same agent. $WARDEN_OPENCODE_PORT and
+$WARDEN_OPENCODE_SESSION_ID, when set, choose the server and session. Without a
+server it runs plain opencode with ARGS.
+
+run claude: resume the directory's last Claude Code conversation (--continue);
+when there is none, start a new one. Your own --continue, -c, --resume or -r
+is left alone.
+
+The program is found through $WARDEN_OPENCODE_BIN / $WARDEN_CLAUDE_BIN, then
+$PATH, then the npm package folders warden knows.`,
+		Example: `  warden run opencode
+  warden run claude
+  warden run claude --resume 3f2a...`,
+		Args:               cobra.MinimumNArgs(1),
+		ValidArgs:          []string{"opencode", "claude"},
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+				return cmd.Help()
+			}
+			t, err := agents.Parse(args[0])
+			if err != nil {
+				return err
+			}
+			switch t {
+			case agent.OpenCode:
+				return o.runOpenCode(cmd.Context(), args[1:])
+			default:
+				return o.runClaude(cmd.Context(), args[1:])
+			}
+		},
+	}
+	return cmd
+}
+
+func (o *options) agentBinary(t agent.Type, env string) (string, error) {
+	home, _ := os.UserHomeDir()
+	setup, err := agents.SetupInfo(t, agents.Deps{
+		Binaries: map[agent.Type]string{t: os.Getenv(env)},
+		NpmDirs:  binfind.DefaultNpmDirs("", home),
+	})
+	if err != nil {
+		return "", err
+	}
+	bin, err := setup.Binary()
+	if err != nil {
+		return "", fmt.Errorf("%w (install it, or set $%s to its path)", err, env)
+	}
+	return bin, nil
+}
+
+// runOpenCode attaches to the workspace's OpenCode server when one runs.
+func (o *options) runOpenCode(ctx context.Context, args []string) error {
+	bin, err := o.agentBinary(agent.OpenCode, EnvOpenCodeBin)
+	if err != nil {
+		return err
+	}
+	port, session := os.Getenv(EnvOpenCodePort), os.Getenv(EnvOpenCodeSession)
+	if port == "" {
+		if ai, err := o.workspaceAgent(ctx); err == nil && ai.agent == agent.OpenCode && ai.port != 0 {
+			port, session = strconv.Itoa(ai.port), ai.session
+		} else if err != nil {
+			fmt.Fprintf(o.stderr, "warden: %v; running opencode on its own\n", err)
+		} else {
+			fmt.Fprintln(o.stderr, "warden: no OpenCode server runs for this workspace (start one with `warden agents start opencode`); running opencode on its own")
+		}
+	}
+	argv := append([]string{bin}, args...)
+	if port != "" {
+		argv = []string{bin, "attach", "http://127.0.0.1:" + port}
+		if session != "" && !hasFlag(args, "--session", "-s", "--continue", "-c") {
+			argv = append(argv, "--session", session)
+		}
+		argv = append(argv, args...)
+	}
+	code, _, err := o.runChild(ctx, argv, false)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return exitCode{code: code}
+	}
+	return nil
+}
+
+type wsAgent struct {
+	agent   agent.Type
+	port    int
+	session string
+}
+
+// workspaceAgent asks the daemon about the workspace holding the current
+// directory.
+func (o *options) workspaceAgent(ctx context.Context) (wsAgent, error) {
+	c, err := o.dial()
+	if err != nil {
+		return wsAgent{}, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return wsAgent{}, err
+	}
+	list, err := c.Agents(ctx, wd)
+	if err != nil || len(list) == 0 {
+		return wsAgent{}, err
+	}
+	a := list[0]
+	if !a.Running {
+		return wsAgent{agent: a.Agent}, nil
+	}
+	return wsAgent{agent: a.Agent, port: a.Port, session: a.Session}, nil
+}
+
+// runClaude runs Claude Code resuming the directory's last conversation.
+func (o *options) runClaude(ctx context.Context, args []string) error {
+	bin, err := o.agentBinary(agent.ClaudeCode, EnvClaudeBin)
+	if err != nil {
+		return err
+	}
+	own := hasFlag(args, "--continue", "-c", "--resume", "-r", "--session-id")
+	argv := append([]string{bin}, args...)
+	if !own {
+		argv = append([]string{bin, "--continue"}, args...)
+	}
+	code, stderr, err := o.runChild(ctx, argv, !own)
+	if err != nil {
+		return err
+	}
+	if code != 0 && !own && strings.Contains(stderr, noConversation) {
+		// Nothing to continue in this directory: start a new conversation.
+		code, _, err = o.runChild(ctx, append([]string{bin}, args...), false)
+		if err != nil {
+			return err
+		}
+	}
+	if code != 0 {
+		return exitCode{code: code}
+	}
+	return nil
+}
+
+// hasFlag reports whether args hold one of the flags (also as --flag=value).
+func hasFlag(args []string, flags ...string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, f := range flags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runChild runs argv with the terminal's streams and returns its exit
+// code. With watchStderr, stderr also goes to a buffer the caller reads
+// (the last 8 KiB). Interrupts reach the child (same process group); warden
+// waits for it.
+func (o *options) runChild(ctx context.Context, argv []string, watchStderr bool) (int, string, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.stdin, o.stdout, o.stderr
+	var tail tailWriter
+	if watchStderr {
+		cmd.Stderr = io.MultiWriter(o.stderr, &tail)
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return 0, "", fmt.Errorf("run %s: %w", filepath.Base(argv[0]), err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), tail.String(), nil
+		}
+		return ee.ExitCode(), tail.String(), nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("run %s: %w", filepath.Base(argv[0]), err)
+	}
+	return 0, tail.String(), nil
+}
+
+// tailWriter keeps the last 8 KiB written.
+type tailWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b.Write(p)
+	if t.b.Len() > 8<<10 {
+		rest := append([]byte(nil), t.b.Bytes()[t.b.Len()-8<<10:]...)
+		t.b.Reset()
+		t.b.Write(rest)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.b.String()
+}

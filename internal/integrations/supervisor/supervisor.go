@@ -1,0 +1,633 @@
+// Package supervisor runs warden's side of specs/agent-integrations.md for
+// every workspace on the machine: it keeps the workspace registry, starts
+// and stops each workspace's agent server through the type's
+// ServerManager, follows its status through a Provider, aggregates status
+// in the status manager, bridges the agent's own permission requests into
+// warden's approvals, and records every change as an event (durable, then
+// on the bus).
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/integrations/agent"
+	"github.com/warden-dev/warden/internal/integrations/agents"
+	"github.com/warden-dev/warden/internal/integrations/ports"
+	"github.com/warden-dev/warden/internal/integrations/status"
+	"github.com/warden-dev/warden/internal/workspace"
+)
+
+// Source is the event source of the supervisor's own records.
+const Source = "warden/supervisor"
+
+// Options configure New.
+type Options struct {
+	// Core records events and holds approvals.
+	Core *core.Core
+	// Registry is the workspace registry.
+	Registry *workspace.Registry
+	// Logger receives operational records.
+	Logger *slog.Logger
+	// AgentDir is where generated agent configs and server logs go.
+	AgentDir string
+	// WorktreeDir is the parent of the worktrees `workspace create` makes;
+	// "" puts each next to its repository (<repo>.worktrees/NAME).
+	WorktreeDir string
+	// Env holds the base WARDEN_* variables every workspace's agent gets
+	// (WARDEN_MCP_PORT, WARDEN_CONTROL_PORT, WARDEN_MONITOR_URL,
+	// WARDEN_TOKEN, ...); WARDEN_WORKSPACE_PATH is added per workspace.
+	Env map[string]string
+	// HookPort is the hook door's port (Claude Code), 0 when off.
+	HookPort int
+	// Binaries are configured agent program paths; NpmDirs are extra
+	// node_modules folders to find them in.
+	Binaries map[agent.Type]string
+	NpmDirs  []string
+	// Servers replaces the server manager of a type (tests).
+	Servers map[agent.Type]agent.ServerManager
+	// TickInterval is how often providers' inactivity clocks are checked
+	// (default 30 s).
+	TickInterval time.Duration
+}
+
+// Supervisor is the per-machine agent supervisor. Its methods are safe for
+// concurrent use.
+type Supervisor struct {
+	opts    Options
+	core    *core.Core
+	reg     *workspace.Registry
+	log     *slog.Logger
+	status  *status.Manager
+	servers map[agent.Type]agent.ServerManager
+	bridge  *bridge
+
+	mu        sync.Mutex
+	providers map[string]*tracked
+	unsubs    []func()
+
+	records chan []event.Event
+	done    chan struct{}
+}
+
+// tracked is a workspace's provider and its type.
+type tracked struct {
+	typ agent.Type
+	p   agent.Provider
+}
+
+// New builds a supervisor; Run starts it.
+func New(opts Options) (*Supervisor, error) {
+	if opts.Core == nil || opts.Registry == nil {
+		return nil, errors.New("supervisor: Core and Registry are required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.TickInterval <= 0 {
+		opts.TickInterval = 30 * time.Second
+	}
+	s := &Supervisor{
+		opts: opts, core: opts.Core, reg: opts.Registry, log: log, status: status.New(),
+		servers: map[agent.Type]agent.ServerManager{}, providers: map[string]*tracked{},
+		records: make(chan []event.Event, 1024), done: make(chan struct{}),
+	}
+	s.bridge = &bridge{s: s, pending: map[string]*bridged{}}
+	deps := agents.Deps{
+		Logger: log, Dir: opts.AgentDir, Ports: ports.New(), Binaries: opts.Binaries, NpmDirs: opts.NpmDirs,
+		HookPort: opts.HookPort, Vars: func(ws string, _ int) map[string]string { return s.baseEnv(ws) },
+	}
+	for _, t := range agents.Types() {
+		if m, ok := opts.Servers[t]; ok {
+			s.servers[t] = m
+			continue
+		}
+		m, err := agents.ServerManager(t, deps)
+		if err != nil {
+			return nil, err
+		}
+		s.servers[t] = m
+	}
+	for t, m := range s.servers {
+		s.unsubs = append(s.unsubs,
+			m.OnServerStarted(func(ws string, port int) { s.serverStarted(t, ws, port) }),
+			m.OnServerStopped(func(ws string, crashed bool) { s.serverStopped(t, ws, crashed) }),
+		)
+	}
+	s.unsubs = append(s.unsubs, s.status.OnChange(s.statusChanged))
+	return s, nil
+}
+
+// Status returns the status manager (every workspace's agent status).
+func (s *Supervisor) Status() *status.Manager { return s.status }
+
+// Run starts the agents the registry says run, follows Claude Code's hook
+// events, and serves until ctx ends; then it stops every server it
+// started and returns.
+func (s *Supervisor) Run(ctx context.Context) error {
+	go s.recorder()
+	sub := s.core.Bus().Subscribe(s.lastID(ctx))
+	defer sub.Close()
+	for _, w := range s.reg.List() {
+		if w.Agent == "" {
+			continue
+		}
+		t, err := agents.Parse(w.Agent)
+		if err != nil {
+			s.log.Warn("workspace names an unknown agent; not started", "workspace", w.Path, "agent", w.Agent)
+			continue
+		}
+		go func() {
+			if _, err := s.start(ctx, w.Path, t, false); err != nil {
+				s.log.Error("could not start the workspace's agent", "workspace", w.Path, "agent", t, "err", err)
+			}
+		}()
+	}
+	evc := make(chan event.Event, 256)
+	go func() {
+		defer close(evc)
+		for {
+			e, err := sub.Next(ctx)
+			if err != nil {
+				return
+			}
+			evc <- e
+		}
+	}()
+	tick := time.NewTicker(s.opts.TickInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.shutdown()
+			return nil
+		case e, ok := <-evc:
+			if !ok {
+				s.shutdown()
+				return nil
+			}
+			s.observe(ctx, e)
+		case <-tick.C:
+			s.tick()
+		}
+	}
+}
+
+func (s *Supervisor) lastID(ctx context.Context) int64 {
+	id, err := s.core.LastID(ctx)
+	if err != nil {
+		s.log.Warn("could not read the log's last id; following live events only", "err", err)
+	}
+	return id
+}
+
+func (s *Supervisor) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, m := range s.servers {
+		if err := m.Dispose(ctx); err != nil {
+			s.log.Warn("stopping agent servers", "err", err)
+		}
+	}
+	s.mu.Lock()
+	provs := s.providers
+	s.providers = map[string]*tracked{}
+	s.mu.Unlock()
+	for ws, t := range provs {
+		s.status.Unregister(ws)
+		t.p.Dispose()
+	}
+	for _, u := range s.unsubs {
+		u()
+	}
+	close(s.records)
+	<-s.done
+}
+
+// recorder writes the supervisor's events in order, off the callers'
+// paths (status callbacks must not wait for an fsync).
+func (s *Supervisor) recorder() {
+	defer close(s.done)
+	for evs := range s.records {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if _, err := s.core.Record(ctx, evs...); err != nil {
+			s.log.Error("could not record supervisor event", "type", evs[0].Type, "err", err)
+		}
+		cancel()
+	}
+}
+
+func (s *Supervisor) record(ws string, t event.Type, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		b = []byte(`{}`)
+	}
+	e := event.Event{Session: event.SystemSession, Type: t, Source: Source, Workspace: ws, Data: b}
+	defer func() { _ = recover() }() // records closed during shutdown
+	select {
+	case s.records <- []event.Event{e}:
+	default:
+		s.log.Error("supervisor record queue full; event dropped", "type", t, "workspace", ws)
+	}
+}
+
+// recordNow records synchronously: for changes a caller is told about
+// (workspace added, removed, metadata), durable before the reply.
+func (s *Supervisor) recordNow(ctx context.Context, ws string, t event.Type, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", t, err)
+	}
+	_, err = s.core.Record(ctx, event.Event{Session: event.SystemSession, Type: t, Source: Source, Workspace: ws, Data: b})
+	return err
+}
+
+// baseEnv is the WARDEN_* environment of a workspace.
+func (s *Supervisor) baseEnv(ws string) map[string]string {
+	env := map[string]string{}
+	for k, v := range s.opts.Env {
+		env[k] = v
+	}
+	env["WARDEN_WORKSPACE_PATH"] = ws
+	return env
+}
+
+// provider returns (creating when needed) the workspace's provider of type
+// t. A workspace has one provider; a different type replaces it.
+func (s *Supervisor) provider(ws string, t agent.Type) (agent.Provider, error) {
+	s.mu.Lock()
+	cur, ok := s.providers[ws]
+	s.mu.Unlock()
+	if ok && cur.typ == t {
+		return cur.p, nil
+	}
+	p, err := agents.Provider(t, agents.ProviderDeps{
+		Workspace: ws, Logger: s.log.With("workspace", ws, "agent", t), Sink: s.bridge, Env: s.baseEnv(ws),
+		OwnerPID: func(int) int { return s.servers[t].PID(ws) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if cur, ok := s.providers[ws]; ok {
+		if cur.typ == t { // created meanwhile
+			s.mu.Unlock()
+			p.Dispose()
+			return cur.p, nil
+		}
+		cur.p.Dispose()
+	}
+	s.providers[ws] = &tracked{typ: t, p: p}
+	s.mu.Unlock()
+	s.status.Register(ws, p)
+	return p, nil
+}
+
+func (s *Supervisor) tracked(ws string) (*tracked, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.providers[ws]
+	return t, ok
+}
+
+func (s *Supervisor) serverStarted(t agent.Type, ws string, port int) {
+	s.record(ws, event.AgentServer, map[string]any{"agent": t, "action": "started", "port": port, "pid": s.servers[t].PID(ws)})
+	p, err := s.provider(ws, t)
+	if err != nil {
+		s.log.Error("no provider for the started server", "workspace", ws, "err", err)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := p.Connect(ctx, port); err != nil {
+			s.log.Warn("could not connect to the agent server; the provider keeps trying", "workspace", ws, "port", port, "err", err)
+		}
+	}()
+}
+
+func (s *Supervisor) serverStopped(t agent.Type, ws string, crashed bool) {
+	action := "stopped"
+	if crashed {
+		action = "crashed"
+	}
+	s.record(ws, event.AgentServer, map[string]any{"agent": t, "action": action})
+}
+
+func (s *Supervisor) statusChanged(c status.Change) {
+	data := map[string]any{"from": c.From, "to": c.To}
+	if tr, ok := s.tracked(c.Workspace); ok {
+		data["agent"] = tr.typ
+		if si, ok := tr.p.Session(); ok {
+			data["sessionId"] = si.SessionID
+		}
+	}
+	s.record(c.Workspace, event.AgentStatus, data)
+}
+
+// observe feeds Claude Code's hook events to the workspace's provider
+// (creating it on the first event of a registered workspace).
+func (s *Supervisor) observe(_ context.Context, e event.Event) {
+	if !strings.HasPrefix(e.Source, "claude-code/") || e.Workspace == "" {
+		return
+	}
+	ws, ok := s.reg.Lookup(e.Workspace)
+	if !ok {
+		return
+	}
+	tr, ok := s.tracked(ws)
+	if ok && tr.typ != agent.ClaudeCode {
+		return // the workspace's agent is another type; its status wins
+	}
+	var p agent.Provider
+	if ok {
+		p = tr.p
+	} else {
+		var err error
+		if p, err = s.provider(ws, agent.ClaudeCode); err != nil {
+			s.log.Warn("no Claude Code provider", "workspace", ws, "err", err)
+			return
+		}
+	}
+	if o, ok := p.(interface{ Observe(event.Event) }); ok {
+		e.Workspace = ws
+		o.Observe(e)
+	}
+}
+
+func (s *Supervisor) tick() {
+	s.mu.Lock()
+	list := make([]agent.Provider, 0, len(s.providers))
+	for _, t := range s.providers {
+		list = append(list, t.p)
+	}
+	s.mu.Unlock()
+	for _, p := range list {
+		if t, ok := p.(interface{ Tick() }); ok {
+			t.Tick()
+		}
+	}
+}
+
+// AgentInfo is one row of `warden agents`.
+type AgentInfo struct {
+	Workspace string       `json:"workspace"`
+	Name      string       `json:"name"`
+	Agent     agent.Type   `json:"agent,omitempty"`
+	Status    agent.Status `json:"status"`
+	Session   string       `json:"sessionId,omitempty"`
+	Running   bool         `json:"running"`
+	Port      int          `json:"port,omitempty"`
+	PID       int          `json:"pid,omitempty"`
+	// Env is what a terminal in the workspace needs (WARDEN_*).
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// Agents lists every registered workspace with its agent.
+func (s *Supervisor) Agents() []AgentInfo {
+	var out []AgentInfo
+	for _, w := range s.reg.List() {
+		out = append(out, s.info(w))
+	}
+	return out
+}
+
+// Agent returns the row of the workspace holding path.
+func (s *Supervisor) Agent(path string) (AgentInfo, error) {
+	root, ok := s.reg.Lookup(path)
+	if !ok {
+		return AgentInfo{}, fmt.Errorf("%w: %s (add it with `warden workspace add %s`)", workspace.ErrNotFound, path, path)
+	}
+	w, err := s.reg.Get(root)
+	if err != nil {
+		return AgentInfo{}, err
+	}
+	return s.info(w), nil
+}
+
+func (s *Supervisor) info(w workspace.Workspace) AgentInfo {
+	ai := AgentInfo{Workspace: w.Path, Name: w.Name, Status: agent.StatusNone}
+	if w.Agent != "" {
+		ai.Agent = agent.Type(w.Agent)
+	}
+	if tr, ok := s.tracked(w.Path); ok {
+		ai.Agent = tr.typ
+		ai.Status = s.status.Status(w.Path)
+		if si, ok := tr.p.Session(); ok {
+			ai.Session = si.SessionID
+		}
+		ai.Env = tr.p.Environment()
+	}
+	if m, ok := s.servers[ai.Agent]; ok {
+		ai.Running = m.IsRunning(w.Path)
+		ai.Port, _ = m.Port(w.Path)
+		ai.PID = m.PID(w.Path)
+	}
+	if ai.Env == nil {
+		ai.Env = s.baseEnv(w.Path)
+	}
+	return ai
+}
+
+// StartAgent starts the workspace's agent of type t and remembers it, so
+// the daemon starts it again next time.
+func (s *Supervisor) StartAgent(ctx context.Context, path string, t agent.Type) (AgentInfo, error) {
+	root, ok := s.reg.Lookup(path)
+	if !ok {
+		return AgentInfo{}, fmt.Errorf("%w: %s (add it with `warden workspace add %s`)", workspace.ErrNotFound, path, path)
+	}
+	return s.start(ctx, root, t, true)
+}
+
+func (s *Supervisor) start(ctx context.Context, root string, t agent.Type, remember bool) (AgentInfo, error) {
+	m, ok := s.servers[t]
+	if !ok {
+		return AgentInfo{}, fmt.Errorf("%w %q", agent.ErrUnknownType, t)
+	}
+	if t == agent.ClaudeCode {
+		return AgentInfo{}, errors.New("Claude Code runs in your terminal, not as a server: start it with `warden run claude` in the workspace; warden follows it through its hooks")
+	}
+	if tr, ok := s.tracked(root); ok && tr.typ != t {
+		if _, err := s.StopAgent(ctx, root); err != nil {
+			return AgentInfo{}, err
+		}
+	}
+	if _, err := s.provider(root, t); err != nil {
+		return AgentInfo{}, err
+	}
+	if _, err := m.StartServer(ctx, root); err != nil {
+		return AgentInfo{}, err
+	}
+	if remember {
+		if _, err := s.reg.SetAgent(root, string(t)); err != nil {
+			return AgentInfo{}, err
+		}
+	}
+	return s.Agent(root)
+}
+
+// StopAgent stops the workspace's agent server and forgets it (the daemon
+// will not start it again).
+func (s *Supervisor) StopAgent(ctx context.Context, path string) (agent.StopResult, error) {
+	root, ok := s.reg.Lookup(path)
+	if !ok {
+		return agent.StopResult{}, fmt.Errorf("%w: %s", workspace.ErrNotFound, path)
+	}
+	var res agent.StopResult
+	tr, ok := s.tracked(root)
+	if ok {
+		var err error
+		if res, err = s.servers[tr.typ].StopServer(ctx, root); err != nil {
+			return res, err
+		}
+		s.mu.Lock()
+		delete(s.providers, root)
+		s.mu.Unlock()
+		s.status.Unregister(root)
+		tr.p.Dispose()
+	}
+	if _, err := s.reg.SetAgent(root, ""); err != nil && !errors.Is(err, workspace.ErrNotFound) {
+		return res, err
+	}
+	return res, nil
+}
+
+// RestartAgent restarts the workspace's agent server on the same port.
+func (s *Supervisor) RestartAgent(ctx context.Context, path string) (AgentInfo, error) {
+	root, ok := s.reg.Lookup(path)
+	if !ok {
+		return AgentInfo{}, fmt.Errorf("%w: %s", workspace.ErrNotFound, path)
+	}
+	tr, ok := s.tracked(root)
+	if !ok || !s.servers[tr.typ].IsRunning(root) {
+		return AgentInfo{}, fmt.Errorf("%w: %s (start it with `warden agents start opencode --workspace %s`)", agent.ErrNotRunning, root, root)
+	}
+	tr.p.Disconnect()
+	if _, err := s.servers[tr.typ].RestartServer(ctx, root); err != nil {
+		return AgentInfo{}, err
+	}
+	return s.Agent(root)
+}
+
+// MarkActive notes the workspace's agent reached warden over MCP.
+func (s *Supervisor) MarkActive(root string) {
+	if tr, ok := s.tracked(root); ok {
+		tr.p.MarkActive()
+	}
+}
+
+// AddWorkspace registers path.
+func (s *Supervisor) AddWorkspace(ctx context.Context, path string) (workspace.Workspace, bool, error) {
+	w, isNew, err := s.reg.Add(path)
+	if err != nil || !isNew {
+		return w, isNew, err
+	}
+	if err := s.recordNow(ctx, w.Path, event.WorkspaceAdded, map[string]any{"name": w.Name}); err != nil {
+		s.log.Warn("could not record workspace.added", "workspace", w.Path, "err", err)
+	}
+	return w, true, nil
+}
+
+// CreateWorkspace makes a new workspace NAME as a git worktree of the
+// project holding path.
+func (s *Supervisor) CreateWorkspace(ctx context.Context, project, name, base string) (workspace.Workspace, error) {
+	dir := ""
+	if s.opts.WorktreeDir != "" {
+		dir = filepath.Join(s.opts.WorktreeDir, filepath.Base(project)+"-"+shortHash(project))
+	}
+	w, err := s.reg.Create(ctx, workspace.CreateOptions{Project: project, Name: name, Base: base, Dir: dir})
+	if err != nil {
+		return w, err
+	}
+	if err := s.recordNow(ctx, w.Path, event.WorkspaceAdded, map[string]any{"name": w.Name, "project": w.Project, "branch": w.Branch, "created": true}); err != nil {
+		s.log.Warn("could not record workspace.added", "workspace", w.Path, "err", err)
+	}
+	return w, nil
+}
+
+// RemoveWorkspace stops the workspace's agent, unregisters it and, for a
+// worktree warden created, removes the worktree (force: even when dirty).
+func (s *Supervisor) RemoveWorkspace(ctx context.Context, path string, force bool) (workspace.Workspace, error) {
+	w, err := s.reg.Get(path)
+	if err != nil {
+		return w, err
+	}
+	if _, err := s.StopAgent(ctx, w.Path); err != nil {
+		return w, fmt.Errorf("stop the workspace's agent: %w", err)
+	}
+	if _, err := s.reg.Delete(ctx, w.Path, force); err != nil {
+		return w, err
+	}
+	if err := s.recordNow(ctx, w.Path, event.WorkspaceRemoved, map[string]any{"name": w.Name, "worktreeRemoved": w.Managed}); err != nil {
+		s.log.Warn("could not record workspace.removed", "workspace", w.Path, "err", err)
+	}
+	return w, nil
+}
+
+// SetMetadata sets (value non-nil) or deletes a metadata key; the change
+// is recorded.
+func (s *Supervisor) SetMetadata(ctx context.Context, path, key string, value *string) (workspace.Workspace, error) {
+	w, err := s.reg.SetMetadata(path, key, value)
+	if err != nil {
+		return w, err
+	}
+	data := map[string]any{"key": key, "deleted": value == nil}
+	if value != nil {
+		data["value"] = *value
+	}
+	if err := s.recordNow(ctx, w.Path, event.WorkspaceMetadata, data); err != nil {
+		s.log.Warn("could not record workspace.metadata", "workspace", w.Path, "err", err)
+	}
+	return w, nil
+}
+
+// Registry returns the workspace registry.
+func (s *Supervisor) Registry() *workspace.Registry { return s.reg }
+
+// WorkspaceStatus is what the MCP door's workspace.getStatus returns.
+type WorkspaceStatus struct {
+	Path     string            `json:"path"`
+	Name     string            `json:"name"`
+	Project  string            `json:"project,omitempty"`
+	Branch   string            `json:"branch,omitempty"`
+	Dirty    bool              `json:"dirty"`
+	Agent    AgentInfo         `json:"agent"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// WorkspaceStatus returns the workspace's status: git dirty flag and agent.
+func (s *Supervisor) WorkspaceStatus(ctx context.Context, root string) (WorkspaceStatus, error) {
+	w, err := s.reg.Get(root)
+	if err != nil {
+		return WorkspaceStatus{}, err
+	}
+	ai := s.info(w)
+	ai.Env = nil
+	return WorkspaceStatus{Path: w.Path, Name: w.Name, Project: w.Project, Branch: w.Branch, Dirty: s.reg.Dirty(ctx, w.Path), Agent: ai, Metadata: w.Metadata}, nil
+}
+
+// PendingPermissions lists the agent permission requests waiting in warden,
+// by workspace (for status displays).
+func (s *Supervisor) PendingPermissions() map[string][]string {
+	return s.bridge.pendingByWorkspace()
+}
+
+func shortHash(s string) string {
+	var h uint32 = 2166136261
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return strconv.FormatUint(uint64(h), 36)
+}
