@@ -456,7 +456,7 @@ func (s *Supervisor) start(ctx context.Context, root string, t agent.Type, remem
 		return AgentInfo{}, fmt.Errorf("%w %q", agent.ErrUnknownType, t)
 	}
 	if t == agent.ClaudeCode {
-		return AgentInfo{}, errors.New("Claude Code runs in your terminal, not as a server: start it with `warden run claude` in the workspace; warden follows it through its hooks")
+		return AgentInfo{}, errors.New("claude-code runs in your terminal, not as a server: start it with `warden run claude` in the workspace; warden follows it through its hooks")
 	}
 	if tr, ok := s.tracked(root); ok && tr.typ != t {
 		if _, err := s.StopAgent(ctx, root); err != nil {
