@@ -7,7 +7,9 @@ PKGS          := ./...
 FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode \
                  ./internal/protocol/hooks:FuzzDecode ./internal/protocol/hooks:FuzzDecodeSpoolEntry ./internal/integrations/claudecode:FuzzMerge \
                  ./internal/jsonrpc:FuzzDecode ./internal/editor:FuzzApply ./internal/lsp:FuzzReadMessage \
-                 ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/wsfs:FuzzRel
+                 ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/wsfs:FuzzRel \
+                 ./internal/protocol/mcp:FuzzResolvePath ./internal/integrations/configtmpl:FuzzRender \
+                 ./internal/integrations/opencode:FuzzSSE
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 
