@@ -394,6 +394,17 @@ func TestWorkspaceCommands(t *testing.T) {
 	proj := gitWorkspace(t, filepath.Join(dir, "proj"))
 	startDaemonIn(t, data, dir, nil)
 
+	// `agents --watch --json` prints the table again on every change.
+	watch := exec.Command(binary, "agents", "--watch", "--json", "--data-dir", data)
+	watch.Env = isolatedEnv(t, filepath.Join(dir, "home"))
+	var watched syncBuffer
+	watch.Stdout = &watched
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	waitFor(t, 10*time.Second, "the first table", func() bool { return strings.Count(watched.String(), "\n") >= 1 })
+
 	out, errOut, code := warden(t, data, "", "workspace", "create", "feature-x", "--project", proj, "--json")
 	if code != 0 {
 		t.Fatalf("workspace create: %d %s", code, errOut)
@@ -408,6 +419,16 @@ func TestWorkspaceCommands(t *testing.T) {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	wt := created.Workspace.Path
+	waitFor(t, 10*time.Second, "--watch to show the new workspace", func() bool {
+		lines := strings.Split(strings.TrimSpace(watched.String()), "\n")
+		var rows []agentRow
+		return len(lines) >= 2 && json.Unmarshal([]byte(lines[len(lines)-1]), &rows) == nil && len(rows) == 2 &&
+			(rows[0].Workspace == wt || rows[1].Workspace == wt)
+	})
+	watch.Process.Signal(syscall.SIGINT)
+	if err := watch.Wait(); err != nil {
+		t.Fatalf("agents --watch did not end cleanly on Ctrl-C: %v", err)
+	}
 	if b, err := exec.Command("git", "-C", wt, "branch", "--show-current").Output(); err != nil || strings.TrimSpace(string(b)) != "feature-x" {
 		t.Fatalf("worktree branch: %q %v", b, err)
 	}
@@ -469,4 +490,22 @@ func clip(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
