@@ -16,6 +16,13 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/servers"
 )
 
+// SecretVar is the variable that fills the config template but is kept out
+// of the server's environment: warden's token. OpenCode's bash tool runs
+// with the server's environment, so an agent could read it there; the
+// generated config (mode 0600, in warden's data dir, which the policy
+// protects) is the only place it goes.
+const SecretVar = "WARDEN_TOKEN"
+
 // ServerOptions configure NewServerManager.
 type ServerOptions struct {
 	// Setup locates the program and writes the config.
@@ -71,6 +78,9 @@ func NewServerManager(o ServerOptions) *servers.Manager {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
+				if k == SecretVar {
+					continue // in the config file (0600) only: never where the agent's shell can read it
+				}
 				env = append(env, k+"="+vars[k])
 			}
 			return []string{bin, "serve", "--port", strconv.Itoa(port), "--hostname", "127.0.0.1"}, env, nil
