@@ -245,6 +245,16 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 	if !a.Running || !b.Running || a.Agent != "opencode" || a.Port == 0 || a.Port == b.Port || a.PID == 0 {
 		t.Fatalf("after start: %+v %+v", a, b)
 	}
+	// The server knows where warden is, but never holds warden's token.
+	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", a.PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _ := os.ReadFile(filepath.Join(data, "token"))
+	if !bytes.Contains(environ, []byte("WARDEN_WORKSPACE_PATH="+wsA+"\x00")) || !bytes.Contains(environ, []byte("WARDEN_MCP_PORT=")) ||
+		bytes.Contains(environ, bytes.TrimSpace(token)) || bytes.Contains(environ, []byte("WARDEN_TOKEN")) {
+		t.Fatalf("OpenCode's environment: %q", bytes.ReplaceAll(environ, []byte{0}, []byte{' '}))
+	}
 	// The human table shows them too.
 	if out, _, _ := warden(t, data, "", "agents"); !strings.Contains(out, "alpha") || !strings.Contains(out, "beta") || !strings.Contains(out, "opencode") {
 		t.Fatalf("agents table:\n%s", out)
