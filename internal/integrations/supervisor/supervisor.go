@@ -162,7 +162,11 @@ func (s *Supervisor) Run(ctx context.Context) error {
 			if err != nil {
 				return
 			}
-			evc <- e
+			select {
+			case evc <- e:
+			case <-ctx.Done(): // Run is gone; nobody reads evc
+				return
+			}
 		}
 	}()
 	tick := time.NewTicker(s.opts.TickInterval)
@@ -292,6 +296,21 @@ func (s *Supervisor) provider(ws string, t agent.Type) (agent.Provider, error) {
 	s.mu.Unlock()
 	s.status.Register(ws, p)
 	return p, nil
+}
+
+// drop forgets p as the workspace's provider, if it still is, and
+// disposes it.
+func (s *Supervisor) drop(ws string, p agent.Provider) {
+	s.mu.Lock()
+	cur, ok := s.providers[ws]
+	if !ok || cur.p != p {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.providers, ws)
+	s.mu.Unlock()
+	s.status.Unregister(ws)
+	p.Dispose()
 }
 
 func (s *Supervisor) tracked(ws string) (*tracked, bool) {
@@ -463,10 +482,17 @@ func (s *Supervisor) start(ctx context.Context, root string, t agent.Type, remem
 			return AgentInfo{}, err
 		}
 	}
-	if _, err := s.provider(root, t); err != nil {
+	p, err := s.provider(root, t)
+	if err != nil {
 		return AgentInfo{}, err
 	}
 	if _, err := m.StartServer(ctx, root); err != nil {
+		// No server: drop the provider again, so it neither shows as the
+		// workspace's agent nor hides the hook events of another type
+		// (serverStarted makes a new one if the server comes up later).
+		if !m.IsRunning(root) {
+			s.drop(root, p)
+		}
 		return AgentInfo{}, err
 	}
 	if remember {

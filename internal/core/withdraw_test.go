@@ -1,0 +1,217 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/warden-dev/warden/internal/approval"
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/core/coretest"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/store"
+)
+
+const withdrawSource = "test/withdraw"
+
+// askedCall is a harmless call the policy allows, made to wait for a person
+// with RequireApproval (as the OpenCode bridge does).
+func askedCall(callID string) core.GateRequest {
+	return core.GateRequest{
+		Call:            policy.Call{Tool: "bash", Args: map[string]any{"command": "ls -la"}, Workspace: "/home/dev/proj", Session: "s-withdraw", Source: "test"},
+		CallID:          callID,
+		Source:          withdrawSource,
+		RequireApproval: "the agent asked for a person",
+	}
+}
+
+// gateAsync runs Gate in a goroutine and returns its verdict channel.
+func gateAsync(c *core.Core, req core.GateRequest) <-chan core.Verdict {
+	got := make(chan core.Verdict, 1)
+	go func() { got <- c.Gate(context.Background(), req) }()
+	return got
+}
+
+// pendingCall polls until the call callID waits for a person.
+func pendingCall(t *testing.T, c *core.Core, callID string) approval.Request {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, r := range c.Approvals() {
+			if r.CallID == callID {
+				return r
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no approval for call %s appeared", callID)
+	return approval.Request{}
+}
+
+func verdictOf(t *testing.T, got <-chan core.Verdict) core.Verdict {
+	t.Helper()
+	select {
+	case v := <-got:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("Gate did not return")
+		return core.Verdict{}
+	}
+}
+
+// resolvedOf returns the approval.resolved events of approval id.
+func resolvedOf(t *testing.T, c *core.Core, id string) []map[string]any {
+	t.Helper()
+	evs, err := c.Events(context.Background(), store.Filter{Types: []event.Type{event.ApprovalResolved}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, e := range evs {
+		var m map[string]any
+		if err := json.Unmarshal(e.Data, &m); err != nil {
+			t.Fatalf("event %d: %v", e.ID, err)
+		}
+		if m["approvalId"] == id {
+			if e.Source != withdrawSource || e.Session != "s-withdraw" || e.Workspace != "/home/dev/proj" {
+				t.Fatalf("approval.resolved recorded as %s/%s/%s", e.Source, e.Session, e.Workspace)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestWithdrawClosesAWaitingGateAsLost(t *testing.T) {
+	c := coretest.New(t, coretest.Options{ApprovalTimeout: time.Minute})
+	got := gateAsync(c, askedCall("call-lost"))
+	req := pendingCall(t, c, "call-lost")
+	if req.Source != withdrawSource || req.Decision.Rule != "warden.require-approval" {
+		t.Fatalf("pending request %+v", req)
+	}
+
+	// Another source's call with the same id is not this one.
+	if _, err := c.Withdraw(t.Context(), "other/source", "call-lost", approval.Resolution{Outcome: approval.Lost}); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("withdraw from another source = %v, want ErrNotFound", err)
+	}
+	if len(c.Approvals()) != 1 {
+		t.Fatal("a withdraw from another source closed the approval")
+	}
+
+	res := approval.Resolution{Outcome: approval.Lost, By: "warden", Reason: "the agent restarted and forgot the request"}
+	closed, err := c.Withdraw(t.Context(), withdrawSource, "call-lost", res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed.ID != req.ID || closed.CallID != "call-lost" {
+		t.Fatalf("Withdraw returned %+v, want the request %s", closed, req.ID)
+	}
+	// The resolution is durable before the waiting call learns of it.
+	v := verdictOf(t, got)
+	if v.Allowed || v.Outcome != approval.Lost || v.ApprovalID != req.ID || v.Reason != res.Reason {
+		t.Fatalf("verdict %+v: want blocked, outcome lost", v)
+	}
+	rs := resolvedOf(t, c, req.ID)
+	if len(rs) != 1 {
+		t.Fatalf("%d approval.resolved events, want 1", len(rs))
+	}
+	if rs[0]["outcome"] != "lost" || rs[0]["by"] != "warden" || rs[0]["callId"] != "call-lost" || rs[0]["reason"] != res.Reason {
+		t.Fatalf("approval.resolved = %v", rs[0])
+	}
+	// The call's final decision is a deny.
+	evs, err := c.Events(t.Context(), store.Filter{Types: []event.Type{event.ToolDecision}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	var d map[string]any
+	if err := json.Unmarshal(last.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d["decision"] != "deny" || d["final"] != true || d["approvalId"] != req.ID {
+		t.Fatalf("final decision = %v", d)
+	}
+	if l := c.Approvals(); len(l) != 0 {
+		t.Fatalf("approvals still waiting: %+v", l)
+	}
+
+	// Closed once: a second Withdraw, or a person's late answer, finds nothing.
+	if _, err := c.Withdraw(t.Context(), withdrawSource, "call-lost", res); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("second withdraw = %v, want ErrNotFound", err)
+	}
+	if _, err := c.Resolve(t.Context(), req.ID, approval.Resolution{Outcome: approval.Approved, By: "late"}); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("resolve after withdraw = %v, want ErrNotFound", err)
+	}
+	if n := len(resolvedOf(t, c, req.ID)); n != 1 {
+		t.Fatalf("%d approval.resolved events after the late answers, want 1", n)
+	}
+}
+
+func TestWithdrawUnknownCall(t *testing.T) {
+	c := coretest.New(t, coretest.Options{})
+	_, err := c.Withdraw(t.Context(), withdrawSource, "never-asked", approval.Resolution{Outcome: approval.Lost})
+	if !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("withdraw of an unknown call = %v, want ErrNotFound", err)
+	}
+	evs, err := c.Events(t.Context(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 0 {
+		t.Fatalf("withdraw of an unknown call recorded %d events", len(evs))
+	}
+}
+
+func TestWithdrawAfterAPersonAnsweredFails(t *testing.T) {
+	c := coretest.New(t, coretest.Options{ApprovalTimeout: time.Minute})
+	got := gateAsync(c, askedCall("call-answered"))
+	req := pendingCall(t, c, "call-answered")
+	if _, err := c.Resolve(t.Context(), req.ID, approval.Resolution{Outcome: approval.Denied, By: "person"}); err != nil {
+		t.Fatal(err)
+	}
+	v := verdictOf(t, got)
+	if v.Allowed || v.Outcome != approval.Denied {
+		t.Fatalf("verdict %+v", v)
+	}
+	if _, err := c.Withdraw(t.Context(), withdrawSource, "call-answered", approval.Resolution{Outcome: approval.Lost}); !errors.Is(err, approval.ErrNotFound) {
+		t.Fatalf("withdraw after the answer = %v, want ErrNotFound", err)
+	}
+	rs := resolvedOf(t, c, req.ID)
+	if len(rs) != 1 || rs[0]["outcome"] != "denied" {
+		t.Fatalf("approval.resolved = %v, want the person's denial only", rs)
+	}
+}
+
+func TestWithdrawClosesOnlyTheNamedCall(t *testing.T) {
+	c := coretest.New(t, coretest.Options{ApprovalTimeout: time.Minute})
+	gotA := gateAsync(c, askedCall("call-a"))
+	gotB := gateAsync(c, askedCall("call-b"))
+	pendingCall(t, c, "call-a")
+	reqB := pendingCall(t, c, "call-b")
+
+	// The agent answered call-a in its own UI.
+	if _, err := c.Withdraw(t.Context(), withdrawSource, "call-a", approval.Resolution{Outcome: approval.Canceled, By: "agent", Reason: "answered in the agent"}); err != nil {
+		t.Fatal(err)
+	}
+	if v := verdictOf(t, gotA); v.Allowed || v.Outcome != approval.Canceled {
+		t.Fatalf("call-a verdict %+v", v)
+	}
+	l := c.Approvals()
+	if len(l) != 1 || l[0].ID != reqB.ID {
+		t.Fatalf("pending after withdrawing call-a: %+v, want only call-b", l)
+	}
+	// An agent's own approval, recorded, lets the call through.
+	if _, err := c.Withdraw(t.Context(), withdrawSource, "call-b", approval.Resolution{Outcome: approval.Approved, By: "agent"}); err != nil {
+		t.Fatal(err)
+	}
+	if v := verdictOf(t, gotB); !v.Allowed || v.Outcome != approval.Approved {
+		t.Fatalf("call-b verdict %+v", v)
+	}
+	rs := resolvedOf(t, c, reqB.ID)
+	if len(rs) != 1 || rs[0]["outcome"] != "approved" || rs[0]["by"] != "agent" {
+		t.Fatalf("call-b approval.resolved = %v", rs)
+	}
+}
