@@ -255,6 +255,9 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 		bytes.Contains(environ, bytes.TrimSpace(token)) || bytes.Contains(environ, []byte("WARDEN_TOKEN")) {
 		t.Fatalf("OpenCode's environment: %q", bytes.ReplaceAll(environ, []byte{0}, []byte{' '}))
 	}
+	if out, _, _ := warden(t, data, "", "agents", "--json"); strings.Contains(out, string(bytes.TrimSpace(token))) {
+		t.Fatal("warden agents --json shows the token")
+	}
 	// The human table shows them too.
 	if out, _, _ := warden(t, data, "", "agents"); !strings.Contains(out, "alpha") || !strings.Contains(out, "beta") || !strings.Contains(out, "opencode") {
 		t.Fatalf("agents table:\n%s", out)

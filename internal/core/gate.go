@@ -270,7 +270,11 @@ func (c *Core) Withdraw(ctx context.Context, source, callID string, res approval
 			return approval.Request{}, fmt.Errorf("withdraw %s: %w", req.ID, err)
 		}
 		if _, err := c.Record(ctx, c.resolutionEvents(req, res)...); err != nil {
-			c.logger.Error("could not record withdrawn approval", "approval", req.ID, "err", err)
+			// Fail closed: the waiting call is blocked, whatever the outcome.
+			c.logger.Error("could not record withdrawn approval; blocking the call", "approval", req.ID, "err", err)
+			c.approvals.Deliver(req.ID, approval.Resolution{Outcome: approval.Denied, By: "warden",
+				Reason: "blocked: warden could not record the approval's end: " + err.Error()})
+			return req, fmt.Errorf("withdraw %s: %w", req.ID, err)
 		}
 		c.approvals.Deliver(req.ID, res)
 		return req, nil

@@ -76,8 +76,10 @@ type Supervisor struct {
 	providers map[string]*tracked
 	unsubs    []func()
 
-	records chan []event.Event
-	done    chan struct{}
+	records   chan []event.Event
+	recMu     sync.RWMutex
+	recClosed bool
+	done      chan struct{}
 }
 
 // tracked is a workspace's provider and its type.
@@ -106,7 +108,7 @@ func New(opts Options) (*Supervisor, error) {
 	s.bridge = &bridge{s: s, pending: map[string]*bridged{}}
 	deps := agents.Deps{
 		Logger: log, Dir: opts.AgentDir, Ports: ports.New(), Binaries: opts.Binaries, NpmDirs: opts.NpmDirs,
-		HookPort: opts.HookPort, Vars: func(ws string, _ int) map[string]string { return s.baseEnv(ws) },
+		HookPort: opts.HookPort, Vars: s.configVars,
 	}
 	for _, t := range agents.Types() {
 		if m, ok := opts.Servers[t]; ok {
@@ -215,7 +217,10 @@ func (s *Supervisor) shutdown() {
 	for _, u := range s.unsubs {
 		u()
 	}
+	s.recMu.Lock()
+	s.recClosed = true
 	close(s.records)
+	s.recMu.Unlock()
 	<-s.done
 }
 
@@ -238,12 +243,15 @@ func (s *Supervisor) record(ws string, t event.Type, data any) {
 		b = []byte(`{}`)
 	}
 	e := event.Event{Session: event.SystemSession, Type: t, Source: Source, Workspace: ws, Data: b}
-	defer func() { _ = recover() }() // records closed during shutdown
-	select {
-	case s.records <- []event.Event{e}:
-	default:
-		s.log.Error("supervisor record queue full; event dropped", "type", t, "workspace", ws)
+	// A full queue waits for the recorder (never drops a record); after
+	// shutdown there is nothing left to record to.
+	s.recMu.RLock()
+	defer s.recMu.RUnlock()
+	if s.recClosed {
+		s.log.Warn("supervisor event after shutdown not recorded", "type", t, "workspace", ws)
+		return
 	}
+	s.records <- []event.Event{e}
 }
 
 // recordNow records synchronously: for changes a caller is told about
@@ -257,14 +265,30 @@ func (s *Supervisor) recordNow(ctx context.Context, ws string, t event.Type, dat
 	return err
 }
 
-// baseEnv is the WARDEN_* environment of a workspace.
+// SecretEnv names the variable of Options.Env that only fills agent config
+// templates: warden's token. It is never handed to a process or shown.
+const SecretEnv = "WARDEN_TOKEN"
+
+// baseEnv is the WARDEN_* environment of a workspace, without the token.
 func (s *Supervisor) baseEnv(ws string) map[string]string {
 	env := map[string]string{}
 	for k, v := range s.opts.Env {
-		env[k] = v
+		if k != SecretEnv {
+			env[k] = v
+		}
 	}
 	env["WARDEN_WORKSPACE_PATH"] = ws
 	return env
+}
+
+// configVars fill an agent's config template: the environment and the
+// token (the generated file is 0600 in the protected data dir).
+func (s *Supervisor) configVars(ws string, _ int) map[string]string {
+	vars := s.baseEnv(ws)
+	if tok, ok := s.opts.Env[SecretEnv]; ok {
+		vars[SecretEnv] = tok
+	}
+	return vars
 }
 
 // provider returns (creating when needed) the workspace's provider of type
