@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/warden-dev/warden/internal/tailbuf"
 )
 
 // document is the Manager's copy of an open document, replayed to a
@@ -49,7 +50,7 @@ type instance struct {
 	cmd    *exec.Cmd
 	conn   *conn
 	stdin  io.Closer
-	stderr *tailBuffer
+	stderr *tailbuf.Buffer
 	exited chan struct{} // closed after the process has been reaped
 	err    error         // exit status; valid after exited is closed
 }
@@ -220,7 +221,7 @@ func (c *client) start() (*instance, error) {
 	cmd.Dir = c.root
 	cmd.Env = append(append(os.Environ(), c.m.opts.Env...), c.cfg.Env...)
 	cmd.WaitDelay = 2 * time.Second
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := tailbuf.New(8 << 10)
 	cmd.Stderr = stderr
 	// Our own pipe rather than cmd.StdinPipe: an *os.File pipe supports
 	// write deadlines, so a server that stops reading cannot block us.
@@ -338,29 +339,6 @@ func (c *client) notifyLocked(method string, params any) error {
 		return err
 	}
 	return nil
-}
-
-// tailBuffer keeps the last max bytes written (a server's stderr).
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.TrimSpace(t.buf))
 }
 
 // clientCapabilities is what the Manager tells servers it supports.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/ports"
+	"github.com/warden-dev/warden/internal/tailbuf"
 )
 
 // Spec is what differs between agent types.
@@ -87,7 +88,7 @@ type server struct {
 	port    int
 	cmd     *exec.Cmd
 	done    chan struct{}
-	tail    *tailBuffer
+	tail    *tailbuf.Buffer
 	logFile *os.File
 	up      time.Time
 	// stopping is set (under Manager.mu) when the stop was asked for.
@@ -216,7 +217,7 @@ func (m *Manager) spawn(ctx context.Context, ws string, port int) (*server, erro
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s server for %s: empty command", name, ws)
 	}
-	s := &server{ws: ws, port: port, done: make(chan struct{}), tail: &tailBuffer{max: 4096}}
+	s := &server{ws: ws, port: port, done: make(chan struct{}), tail: tailbuf.New(4096)}
 	var out io.Writer = s.tail
 	if m.opts.LogDir != "" {
 		if err := os.MkdirAll(m.opts.LogDir, 0o700); err != nil {
@@ -542,27 +543,4 @@ func logName(name, ws string) string {
 		clean = clean[len(clean)-120:]
 	}
 	return name + "-" + clean + ".log"
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.b))
 }
