@@ -14,7 +14,9 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
+	"github.com/creack/pty"
 	"github.com/spf13/cobra"
 
 	"github.com/warden-dev/warden/internal/integrations/agent"
@@ -46,7 +48,8 @@ $WARDEN_OPENCODE_SESSION_ID, when set, choose the server and session. Without a
 server it runs plain opencode with ARGS.
 
 run claude: resume the directory's last Claude Code conversation (--continue);
-when there is none, start a new one. Your own --continue, -c, --resume or -r
+when there is none (Claude says so, or in a terminal ends with exit code 1 within
+seconds), start a new one. Your own --continue, -c, --resume or -r
 is left alone.
 
 The program is found through $WARDEN_OPENCODE_BIN / $WARDEN_CLAUDE_BIN, then
@@ -165,12 +168,22 @@ func (o *options) runClaude(ctx context.Context, args []string) error {
 	if !own {
 		argv = append([]string{bin, "--continue"}, args...)
 	}
+	started := time.Now()
 	code, stderr, err := o.runChild(ctx, argv, !own)
 	if err != nil {
 		return err
 	}
-	if code != 0 && !own && strings.Contains(stderr, noConversation) {
-		// Nothing to continue in this directory: start a new conversation.
+	// Nothing to continue in this directory: start a new conversation.
+	// Claude says so on stderr only where it has no screen; in a terminal
+	// it draws "No conversation found to continue" on its screen (stdout,
+	// which must stay the terminal) and exits 1 at once, so there a quick
+	// exit 1 counts too. (In print mode it starts a new conversation by
+	// itself; a print run that failed is never repeated.)
+	interactive := !hasFlag(args, "-p", "--print") && isTTY(o.stdin) && isTTY(o.stdout)
+	noneToContinue := strings.Contains(stderr, noConversation) ||
+		(interactive && code == 1 && time.Since(started) < quickExit)
+	if code != 0 && !own && noneToContinue {
+		fmt.Fprintln(o.stderr, "warden: no conversation to continue here; starting a new one")
 		code, _, err = o.runChild(ctx, append([]string{bin}, args...), false)
 		if err != nil {
 			return err
@@ -180,6 +193,22 @@ func (o *options) runClaude(ctx context.Context, args []string) error {
 		return exitCode{code: code}
 	}
 	return nil
+}
+
+// quickExit is how soon `claude --continue` in a terminal must end with
+// exit code 1 to be taken for "nothing to continue" (it takes well under a
+// second; a conversation it did load ends by the user, much later).
+const quickExit = 5 * time.Second
+
+// isTTY reports whether stream is a terminal (a real one: unlike
+// isTerminal, /dev/null is not).
+func isTTY(stream any) bool {
+	f, ok := stream.(*os.File)
+	if !ok {
+		return false
+	}
+	_, _, err := pty.Getsize(f)
+	return err == nil
 }
 
 // hasFlag reports whether args hold one of the flags (also as --flag=value).
