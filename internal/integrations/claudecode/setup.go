@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/warden-dev/warden/internal/atomicfile"
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/integrations/configtmpl"
@@ -140,12 +139,8 @@ func (*SetupInfo) BinaryURL(goos, goarch string) (string, error) {
 // WARDEN_WORKSPACE_PATH and WARDEN_TOKEN from vars, JSON-escaped. A missing
 // variable is an error and nothing is written.
 func (*SetupInfo) GenerateConfig(target string, vars map[string]string) error {
-	out, err := configtmpl.Render(mcpTemplate, vars)
-	if err != nil {
-		return fmt.Errorf("claude code: MCP config %s: %w", target, err)
-	}
-	if err := atomicfile.Write(target, out, 0o600, 0o700); err != nil {
-		return fmt.Errorf("claude code: MCP config: %w", err)
+	if err := configtmpl.WriteFile(target, mcpTemplate, vars); err != nil {
+		return fmt.Errorf("claude code: MCP %w", err)
 	}
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/warden-dev/warden/internal/atomicfile"
 )
 
 // Errors Render wraps.
@@ -143,4 +145,18 @@ func validName(s string) bool {
 		}
 	}
 	return true
+}
+
+// WriteFile renders tmpl with vars and writes the result to target
+// atomically with mode 0600 (agent configs hold warden's token). On any
+// error nothing is written.
+func WriteFile(target string, tmpl []byte, vars map[string]string) error {
+	out, err := Render(tmpl, vars)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", target, err)
+	}
+	if err := atomicfile.Write(target, out, 0o600, 0o700); err != nil {
+		return fmt.Errorf("config %s: %w", target, err)
+	}
+	return nil
 }

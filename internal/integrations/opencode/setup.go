@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/warden-dev/warden/internal/atomicfile"
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/integrations/configtmpl"
@@ -140,16 +139,8 @@ func releaseArch(goarch string) (string, error) {
 // from vars, JSON-escaped. A missing variable is an error and nothing is
 // written.
 func (*SetupInfo) GenerateConfig(target string, vars map[string]string) error {
-	return generate(target, configTemplate, vars)
-}
-
-func generate(target string, tmpl []byte, vars map[string]string) error {
-	out, err := configtmpl.Render(tmpl, vars)
-	if err != nil {
-		return fmt.Errorf("opencode: config %s: %w", target, err)
-	}
-	if err := atomicfile.Write(target, out, 0o600, 0o700); err != nil {
-		return fmt.Errorf("opencode: config: %w", err)
+	if err := configtmpl.WriteFile(target, configTemplate, vars); err != nil {
+		return fmt.Errorf("opencode: %w", err)
 	}
 	return nil
 }
