@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -63,7 +62,7 @@ its hooks.`,
 					}
 					return o.printJSON(list)
 				}
-				if watch && isTerminal(o.stdout) {
+				if watch && isTTY(o.stdout) {
 					fmt.Fprint(o.stdout, "\x1b[H\x1b[2J")
 				}
 				return printAgents(o, list, watch)
@@ -195,20 +194,10 @@ func newAgentActionCmd(o *options, action string) *cobra.Command {
 	return cmd
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // progress shows a spinner with msg on stderr while long work runs, when
 // stderr is a terminal; the returned function stops and clears it.
 func (o *options) progress(msg string) (stop func()) {
-	if !isTerminal(o.stderr) {
+	if !isTTY(o.stderr) {
 		return func() {}
 	}
 	done := make(chan struct{})

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -22,6 +20,7 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/agents"
 	"github.com/warden-dev/warden/internal/integrations/binfind"
+	"github.com/warden-dev/warden/internal/tailbuf"
 )
 
 // Environment variables a terminal in a workspace gets (and `warden run`
@@ -200,8 +199,8 @@ func (o *options) runClaude(ctx context.Context, args []string) error {
 // second; a conversation it did load ends by the user, much later).
 const quickExit = 5 * time.Second
 
-// isTTY reports whether stream is a terminal (a real one: unlike
-// isTerminal, /dev/null is not).
+// isTTY reports whether stream is a terminal (a real one: /dev/null, a
+// character device too, is not).
 func isTTY(stream any) bool {
 	f, ok := stream.(*os.File)
 	if !ok {
@@ -233,9 +232,9 @@ func hasFlag(args []string, flags ...string) bool {
 func (o *options) runChild(ctx context.Context, argv []string, watchStderr bool) (int, string, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.stdin, o.stdout, o.stderr
-	var tail tailWriter
+	tail := tailbuf.New(8 << 10)
 	if watchStderr {
-		cmd.Stderr = io.MultiWriter(o.stderr, &tail)
+		cmd.Stderr = io.MultiWriter(o.stderr, tail)
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -267,28 +266,4 @@ func (o *options) runChild(ctx context.Context, argv []string, watchStderr bool)
 		return 0, "", fmt.Errorf("run %s: %w", filepath.Base(argv[0]), err)
 	}
 	return 0, tail.String(), nil
-}
-
-// tailWriter keeps the last 8 KiB written.
-type tailWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b.Write(p)
-	if t.b.Len() > 8<<10 {
-		rest := append([]byte(nil), t.b.Bytes()[t.b.Len()-8<<10:]...)
-		t.b.Reset()
-		t.b.Write(rest)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.b.String()
 }
