@@ -195,25 +195,14 @@ func commandOf(args map[string]any) string {
 			parts := make([]string, 0, len(v))
 			for _, x := range v {
 				s, _ := x.(string)
-				parts = append(parts, shellQuote(s))
+				parts = append(parts, shell.Quote(s))
 			}
 			return strings.Join(parts, " ")
 		case []string:
-			parts := make([]string, 0, len(v))
-			for _, s := range v {
-				parts = append(parts, shellQuote(s))
-			}
-			return strings.Join(parts, " ")
+			return shell.Join(v...)
 		}
 	}
 	return ""
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~=%") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func pathArg(args map[string]any) string {

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/internal/atomicfile"
+	"github.com/warden-dev/warden/internal/policy/shell"
 )
 
 // Hook timeouts written into the settings, in seconds. The gate's must
@@ -62,18 +63,11 @@ func Hooks() []Hook {
 // (shell-quoted, since Claude runs hooks with /bin/sh -c), "hook claude" and
 // extra arguments (each quoted).
 func Command(binary string, extra ...string) string {
-	parts := []string{shellQuote(binary), "hook", "claude"}
+	parts := []string{shell.Quote(binary), "hook", "claude"}
 	for _, a := range extra {
-		parts = append(parts, shellQuote(a))
+		parts = append(parts, shell.Quote(a))
 	}
 	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~=%") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // IsWardenCommand reports whether a hook command line is one warden

@@ -8,6 +8,7 @@ import (
 	"github.com/warden-dev/warden/internal/debug"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/policy/shell"
 )
 
 // Debug lines on the wire are 1-based, as editors show them and DAP counts
@@ -83,9 +84,9 @@ func debugStart(ctx context.Context, c *call) (any, error) {
 	line := ""
 	switch p.Type {
 	case "go":
-		line = shellLine(append([]string{"dlv", "debug", cfg.Program, "--"}, p.Args...)...)
+		line = shell.Join(append([]string{"dlv", "debug", cfg.Program, "--"}, p.Args...)...)
 	default:
-		line = shellLine(append([]string{"python3", cfg.Program}, p.Args...)...)
+		line = shell.Join(append([]string{"python3", cfg.Program}, p.Args...)...)
 	}
 	if p.Request == "attach" {
 		line = fmt.Sprintf("dlv attach %d", p.ProcessID)

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/policy/shell"
 	"github.com/warden-dev/warden/internal/wsfs"
 )
 
@@ -134,7 +135,7 @@ func fsAppendFile(ctx context.Context, c *call) (any, error) {
 // shellOp gates an operation that is, in effect, a shell command (rm, mv,
 // cp, mkdir): the policy judges it with all it knows about those commands.
 func (c *call) shellOp(ctx context.Context, destructive bool, argv ...string) error {
-	return c.gate(ctx, "bash", map[string]any{"command": shellLine(argv...), "description": c.req.Method}, destructive, denyFile)
+	return c.gate(ctx, "bash", map[string]any{"command": shell.Join(argv...), "description": c.req.Method}, destructive, denyFile)
 }
 
 func fsDeleteFile(ctx context.Context, c *call) (any, error) {

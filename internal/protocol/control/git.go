@@ -5,6 +5,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/gitcli"
 	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/policy/shell"
 )
 
 func gitMethods() map[string]method {
@@ -23,7 +24,7 @@ func gitMethods() map[string]method {
 // gitGate gates a git operation as the git command line it amounts to, so
 // the policy's git rules apply.
 func (c *call) gitGate(ctx context.Context, destructive bool, argv ...string) error {
-	return c.gate(ctx, "bash", map[string]any{"command": shellLine(append([]string{"git"}, argv...)...), "description": c.req.Method}, destructive, denyCommand)
+	return c.gate(ctx, "bash", map[string]any{"command": shell.Join(append([]string{"git"}, argv...)...), "description": c.req.Method}, destructive, denyCommand)
 }
 
 func gitStatus(ctx context.Context, c *call) (any, error) {

@@ -54,7 +54,7 @@ func terminalCreate(ctx context.Context, c *call) (any, error) {
 		cwd = abs
 	}
 	// starting a shell runs nothing yet; what is typed into it is gated
-	if err := c.gate(ctx, "bash", map[string]any{"command": "cd " + shellQuote(cwd), "description": "terminal.create " + p.Name}, false, denyCommand); err != nil {
+	if err := c.gate(ctx, "bash", map[string]any{"command": "cd " + shell.Quote(cwd), "description": "terminal.create " + p.Name}, false, denyCommand); err != nil {
 		return nil, err
 	}
 	t, err := c.ws.svc.terms.Create(terminal.Options{Name: p.Name, Cwd: cwd, Env: p.Env})

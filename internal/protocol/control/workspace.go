@@ -184,27 +184,6 @@ func denyWord(c denyCode) string {
 	return "operation cancelled by policy"
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == '=' || r == ',' ||
-			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellLine joins argv into a shell command line (what the policy judges
-// for operations that are, in effect, that command).
-func shellLine(argv ...string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
 // recordResult records the outcome of a mutating method.
 func (c *call) recordResult(ctx context.Context, tool string, err error) {
 	data := map[string]any{"callId": string(c.req.ID), "tool": tool, "method": c.req.Method, "success": err == nil}

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/policy/shell"
 )
 
 // call is one tool call being handled, in the workspace its request named.
@@ -102,7 +102,7 @@ func (c *call) gate(ctx context.Context, tool string, args map[string]any) error
 
 // gateShell gates an operation as the shell command line it amounts to.
 func (c *call) gateShell(ctx context.Context, argv ...string) error {
-	return c.gate(ctx, "bash", map[string]any{"command": shellLine(argv...), "description": c.tool})
+	return c.gate(ctx, "bash", map[string]any{"command": shell.Join(argv...), "description": c.tool})
 }
 
 // record records the outcome of a tool call that changed something.
@@ -115,26 +115,6 @@ func (c *call) record(ctx context.Context, tool string, err error) {
 	if _, rerr := c.srv.opts.Core.Record(ctx, event.Event{Session: c.session, Type: event.ToolResult, Source: Source, Workspace: c.root, Data: b}); rerr != nil {
 		c.srv.log.Warn("could not record an MCP tool result", "tool", c.tool, "err", rerr)
 	}
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == '=' || r == ',' ||
-			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellLine joins argv into a shell command line.
-func shellLine(argv ...string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
 }
 
 // textResult is a tool result of plain text.
