@@ -138,3 +138,18 @@ func (m *Manager) WaitDiagnostics(ctx context.Context, u protocol.DocumentURI, u
 		}
 	}
 }
+
+// SeverityName is a diagnostic severity as the doors show it: "error",
+// "warning", "info" or "hint" (a missing severity counts as an error, as
+// LSP clients treat it).
+func SeverityName(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "error"
+}

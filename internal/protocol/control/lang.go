@@ -127,21 +127,9 @@ type diagnostic struct {
 	Code     any          `json:"code,omitempty"`
 }
 
-func severity(s protocol.DiagnosticSeverity) string {
-	switch s {
-	case protocol.DiagnosticSeverityWarning:
-		return "warning"
-	case protocol.DiagnosticSeverityInformation:
-		return "info"
-	case protocol.DiagnosticSeverityHint:
-		return "hint"
-	}
-	return "error"
-}
-
 func convertDiags(u protocol.DocumentURI, ds []protocol.Diagnostic, out []diagnostic) []diagnostic {
 	for _, d := range ds {
-		out = append(out, diagnostic{URI: string(u), Range: rangeFromLSP(d.Range), Message: d.Message, Severity: severity(d.Severity), Source: d.Source, Code: d.Code})
+		out = append(out, diagnostic{URI: string(u), Range: rangeFromLSP(d.Range), Message: d.Message, Severity: lsp.SeverityName(d.Severity), Source: d.Source, Code: d.Code})
 	}
 	return out
 }

@@ -343,18 +343,6 @@ type diagnostic struct {
 	Code     any            `json:"code,omitempty"`
 }
 
-func severity(s protocol.DiagnosticSeverity) string {
-	switch s {
-	case protocol.DiagnosticSeverityWarning:
-		return "warning"
-	case protocol.DiagnosticSeverityInformation:
-		return "info"
-	case protocol.DiagnosticSeverityHint:
-		return "hint"
-	}
-	return "error"
-}
-
 func lspDiagnostics(ctx context.Context, c *call, in pathInput) (*sdk.CallToolResult, error) {
 	u, err := c.document(ctx, in.Path)
 	if err != nil {
@@ -368,7 +356,7 @@ func lspDiagnostics(ctx context.Context, c *call, in pathInput) (*sdk.CallToolRe
 	}
 	out := make([]diagnostic, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, diagnostic{Range: d.Range, Severity: severity(d.Severity), Message: d.Message, Source: d.Source, Code: d.Code})
+		out = append(out, diagnostic{Range: d.Range, Severity: lsp.SeverityName(d.Severity), Message: d.Message, Source: d.Source, Code: d.Code})
 	}
 	return jsonResult(map[string]any{"path": in.Path, "diagnostics": out})
 }
