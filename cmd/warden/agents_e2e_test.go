@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/internal/fakemodel/anthropic"
 	"github.com/warden-dev/warden/internal/fakemodel/openai"
 )
 
@@ -521,4 +522,66 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// `warden run claude` in a registered workspace gives Claude warden's MCP
+// door (a generated --mcp-config): Claude offers warden's tools to the
+// model and a call reaches the workspace.
+func TestWardenRunClaudeGetsWardenMCP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	data := filepath.Join(dir, "data")
+	ws := gitWorkspace(t, filepath.Join(dir, "ws"))
+	startDaemonIn(t, data, dir, nil)
+	if _, errOut, code := warden(t, data, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %s", errOut)
+	}
+	toolOf := func(r anthropic.Request, part string) string {
+		for _, tool := range r.Tools {
+			if strings.Contains(tool.Name, "warden") && strings.Contains(tool.Name, part) {
+				return tool.Name
+			}
+		}
+		return ""
+	}
+	fake := anthropic.New(func(r anthropic.Request) anthropic.Reply {
+		if name := toolOf(r, "getStatus"); name != "" && !r.HasToolResult() {
+			return anthropic.Reply{Tool: name, Input: map[string]any{}}
+		}
+		return anthropic.Reply{Text: "Done."}
+	})
+	t.Cleanup(fake.Close)
+	env := append(claudeEnv(t, dir, home, fake), "WARDEN_CLAUDE_BIN="+claudeBinary(t), "WARDEN_DATA_DIR="+data)
+	out, errOut, code := runIn(t, ws, env, binary, "run", "claude", "-p", "what is the workspace's status?")
+	if code != 0 {
+		t.Fatalf("warden run claude: %d\n%s\n%s", code, out, errOut)
+	}
+	offered, answered := false, false
+	for _, r := range fake.Requests() {
+		if toolOf(r, "readFile") != "" {
+			offered = true
+		}
+		if r.HasToolResult() {
+			m, _ := r.LastUser()
+			answered = answered || strings.Contains(string(m.Content), ws)
+		}
+	}
+	if !offered || !answered {
+		var results []string
+		for _, r := range fake.Requests() {
+			if r.HasToolResult() {
+				m, _ := r.LastUser()
+				results = append(results, string(m.Content))
+			}
+		}
+		t.Fatalf("warden's MCP tools offered: %v; the status call answered with the workspace: %v\n%s\nresults: %s", offered, answered, errOut, results)
+	}
+	cfg, err := filepath.Glob(filepath.Join(data, "agents", "config", "claude-mcp-*.json"))
+	if err != nil || len(cfg) != 1 {
+		t.Fatalf("generated MCP config: %v %v", cfg, err)
+	}
+	if fi, err := os.Stat(cfg[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("MCP config mode: %v %v", fi, err)
+	}
 }

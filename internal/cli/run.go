@@ -2,13 +2,17 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +35,10 @@ const (
 	EnvOpenCodeBin     = "WARDEN_OPENCODE_BIN"
 	EnvClaudeBin       = "WARDEN_CLAUDE_BIN"
 )
+
+// claudeMCPServer is warden's name in Claude's MCP config (its tools are
+// mcp__warden__*).
+const claudeMCPServer = "warden"
 
 // noConversation is what Claude Code prints when --continue finds nothing
 // to continue in the directory.
@@ -163,6 +171,19 @@ func (o *options) runClaude(ctx context.Context, args []string) error {
 		return err
 	}
 	own := hasFlag(args, "--continue", "-c", "--resume", "-r", "--session-id")
+	if cfg, err := o.claudeMCPConfig(ctx); err != nil {
+		fmt.Fprintf(o.stderr, "warden: Claude runs without warden's MCP tools: %v\n", err)
+	} else if cfg != "" {
+		// warden's MCP tools need no second prompt from Claude: warden's
+		// door judges every call by the policy. Both flags take several
+		// values, so they go last (before a "--"), where nothing of the
+		// user's can be read as one of their values.
+		end := slices.Index(args, "--")
+		if end < 0 {
+			end = len(args)
+		}
+		args = slices.Concat(args[:end], []string{"--mcp-config", cfg, "--allowedTools", "mcp__" + claudeMCPServer}, args[end:])
+	}
 	argv := append([]string{bin}, args...)
 	if !own {
 		argv = append([]string{bin, "--continue"}, args...)
@@ -192,6 +213,53 @@ func (o *options) runClaude(ctx context.Context, args []string) error {
 		return exitCode{code: code}
 	}
 	return nil
+}
+
+// claudeMCPConfig writes Claude Code's MCP config for the registered
+// workspace holding the current directory (warden's MCP door, the
+// workspace header, the token) into the data dir, which the policy keeps
+// agents out of, and returns its path: "" when warden does not run or the
+// directory is in no registered workspace.
+func (o *options) claudeMCPConfig(ctx context.Context) (string, error) {
+	cfg, err := o.loadConfig()
+	if err != nil {
+		return "", err
+	}
+	dataDir, err := o.resolveDataDir(cfg)
+	if err != nil {
+		return "", err
+	}
+	c, err := o.dial()
+	if err != nil {
+		return "", nil // warden is not running: plain Claude
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rows, err := c.Agents(ctx, wd)
+	if err != nil || len(rows) == 0 {
+		return "", nil // not a registered workspace
+	}
+	addr, token, err := doorOf(dataDir, "mcp")
+	if err != nil {
+		return "", err
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("MCP door address %q: %w", addr, err)
+	}
+	setup, err := agents.SetupInfo(agent.ClaudeCode, agents.Deps{})
+	if err != nil {
+		return "", err
+	}
+	root := rows[0].Workspace
+	sum := sha256.Sum256([]byte(root))
+	target := filepath.Join(dataDir, "agents", "config", "claude-mcp-"+hex.EncodeToString(sum[:6])+".json")
+	err = setup.GenerateConfig(target, map[string]string{
+		"WARDEN_MCP_PORT": port, "WARDEN_WORKSPACE_PATH": root, "WARDEN_TOKEN": token,
+	})
+	return target, err
 }
 
 // quickExit is how soon `claude --continue` in a terminal must end with
