@@ -87,17 +87,20 @@ $PATH, then the npm package folders warden knows.`,
 }
 
 func (o *options) agentBinary(t agent.Type, env string) (string, error) {
-	home, _ := os.UserHomeDir()
+	cfg, err := o.loadConfig()
+	if err != nil {
+		return "", err
+	}
 	setup, err := agents.SetupInfo(t, agents.Deps{
-		Binaries: map[agent.Type]string{t: os.Getenv(env)},
-		NpmDirs:  binfind.DefaultNpmDirs("", home),
+		Binaries: agentBinaries(cfg),
+		NpmDirs:  binfind.DefaultNpmDirs("", home()),
 	})
 	if err != nil {
 		return "", err
 	}
 	bin, err := setup.Binary()
 	if err != nil {
-		return "", fmt.Errorf("%w (install it, or set $%s to its path)", err, env)
+		return "", fmt.Errorf("%w (install it, or set $%s or agents.%s.binary in the config to its path)", err, env, t)
 	}
 	return bin, nil
 }

@@ -108,9 +108,7 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 				ApprovalTimeout:  time.Duration(cfg.Approvals.Timeout),
 				Control:          cfg.Control,
 				ControlWorkspace: wd,
-				AgentBinaries: map[agent.Type]string{
-					agent.OpenCode: os.Getenv(EnvOpenCodeBin), agent.ClaudeCode: os.Getenv(EnvClaudeBin),
-				},
+				AgentBinaries: agentBinaries(cfg),
 				NpmDirs: binfind.DefaultNpmDirs("", home()),
 				Version: Version,
 				Logger:  logger,
@@ -148,4 +146,18 @@ func newLogger(o *options, c config.Log) *slog.Logger {
 func home() string {
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// agentBinaries are the configured agent programs: $WARDEN_OPENCODE_BIN and
+// $WARDEN_CLAUDE_BIN, else the config file's agents.<type>.binary.
+func agentBinaries(cfg config.Config) map[agent.Type]string {
+	out := map[agent.Type]string{}
+	for t, env := range map[agent.Type]string{agent.OpenCode: EnvOpenCodeBin, agent.ClaudeCode: EnvClaudeBin} {
+		if v := os.Getenv(env); v != "" {
+			out[t] = v
+		} else if a, ok := cfg.Agents[string(t)]; ok {
+			out[t] = a.Binary
+		}
+	}
+	return out
 }

@@ -43,6 +43,16 @@ type Config struct {
 	Log Log `yaml:"log"`
 	// Control configures the control door (specs/control-protocol.md).
 	Control Control `yaml:"control"`
+	// Agents configures the agents warden supervises, by type ("opencode",
+	// "claude-code").
+	Agents map[string]Agent `yaml:"agents"`
+}
+
+// Agent configures one agent type.
+type Agent struct {
+	// Binary is the agent's program; "" finds it on PATH or in the npm
+	// package folders ($WARDEN_OPENCODE_BIN / $WARDEN_CLAUDE_BIN win).
+	Binary string `yaml:"binary"`
 }
 
 // Approvals configures how long an "ask" waits.
@@ -130,6 +140,11 @@ func Parse(data []byte, c *Config) error {
 	for name := range c.Listeners {
 		if _, ok := defaults[name]; !ok {
 			return fmt.Errorf("unknown listener %q (known: %v)", name, ListenerNames())
+		}
+	}
+	for name := range c.Agents {
+		if name != "opencode" && name != "claude-code" {
+			return fmt.Errorf("agents: unknown agent type %q (known: opencode, claude-code)", name)
 		}
 	}
 	switch c.Log.Level {

@@ -21,6 +21,8 @@ approvals:
 log:
   level: debug
   format: json
+agents:
+  opencode: {binary: /opt/opencode/bin/opencode}
 `), &c)
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +32,9 @@ log:
 	}
 	if _, ok := c.Listeners["health"]; !ok {
 		t.Fatal("an empty listener address must be kept (it switches the door off)")
+	}
+	if c.Agents["opencode"].Binary != "/opt/opencode/bin/opencode" {
+		t.Fatalf("agents = %+v", c.Agents)
 	}
 	if time.Duration(c.Approvals.Timeout) != 30*time.Second {
 		t.Fatalf("timeout = %v", time.Duration(c.Approvals.Timeout))
@@ -42,6 +47,8 @@ func TestParseErrors(t *testing.T) {
 		{"listeners: {control2: x}", "unknown listener"},
 		{"approvals: {timeout: soon}", "bad duration"},
 		{"log: {level: loud}", "log.level"},
+		{"agents: {aider: {binary: x}}", "unknown agent type"},
+		{"agents: {opencode: {bin: x}}", "field bin not found"},
 		{"log: {format: xml}", "log.format"},
 		{"[", "did not find"},
 	} {
