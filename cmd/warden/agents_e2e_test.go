@@ -246,6 +246,10 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 	if !a.Running || !b.Running || a.Agent != "opencode" || a.Port == 0 || a.Port == b.Port || a.PID == 0 {
 		t.Fatalf("after start: %+v %+v", a, b)
 	}
+	// status counts them: the daemon's own directory, alpha and beta.
+	if out, _, _ := warden(t, data, "", "status", "--json"); !strings.Contains(out, `"workspaces": 3`) || !strings.Contains(out, `"agentsRunning": 2`) {
+		t.Fatalf("status: %s", out)
+	}
 	// The server knows where warden is, but never holds warden's token.
 	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", a.PID))
 	if err != nil {

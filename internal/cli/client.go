@@ -64,6 +64,7 @@ func newStatusCmd(o *options) *cobra.Command {
 			fmt.Fprintf(tw, "events\t%d\n", st.LastEventID)
 			fmt.Fprintf(tw, "sessions\t%d\n", st.Sessions)
 			fmt.Fprintf(tw, "pending approvals\t%d\n", st.PendingApprovals)
+			fmt.Fprintf(tw, "workspaces\t%d (%d with an agent running; see warden agents)\n", st.Workspaces, st.AgentsRunning)
 			return tw.Flush()
 		},
 	}

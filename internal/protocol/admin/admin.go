@@ -36,6 +36,8 @@ type Status struct {
 	LastEventID      int64             `json:"lastEventId"`
 	Sessions         int               `json:"sessions"`
 	PendingApprovals int               `json:"pendingApprovals"`
+	Workspaces       int               `json:"workspaces"`
+	AgentsRunning    int               `json:"agentsRunning"`
 }
 
 // ResolveRequest is the body of POST /v1/approvals/{id}.
@@ -113,6 +115,14 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	}
 	st.Sessions = len(sess)
 	st.PendingApprovals = len(s.Core.Approvals())
+	if s.Supervisor != nil {
+		for _, a := range s.Supervisor.Agents() {
+			st.Workspaces++
+			if a.Running {
+				st.AgentsRunning++
+			}
+		}
+	}
 	writeJSON(w, http.StatusOK, st)
 }
 
