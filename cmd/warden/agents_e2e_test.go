@@ -117,6 +117,10 @@ func agentScript(r openai.Request) openai.Reply {
 	switch {
 	case strings.Contains(prompt, "RUN-BASH"):
 		return openai.Reply{Tool: "bash", Args: map[string]any{"command": "echo approved > ran.txt", "description": "write a file"}}
+	case strings.Contains(prompt, "SUBAGENT-WORK"):
+		return openai.Reply{Text: "The sub-agent's answer."}
+	case strings.Contains(prompt, "RUN-TASK"):
+		return openai.Reply{Tool: "task", Args: map[string]any{"description": "look around", "prompt": "SUBAGENT-WORK: list the files", "subagent_type": "general"}}
 	case strings.Contains(prompt, "MCP-STATUS"):
 		if name := toolNamed(r, "getStatus"); name != "" {
 			return openai.Reply{Tool: name, Args: map[string]any{}}
@@ -332,6 +336,29 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 		if strings.Contains(lastUser(r), "MCP-") && toolNamed(r, "getStatus") == "" {
 			t.Fatalf("OpenCode did not offer warden's MCP tools to the model")
 		}
+	}
+
+	// A sub-agent runs in a child session: the workspace is busy while it
+	// works, idle after, and its session stays the root one.
+	prompt(t, a.Port, session, "RUN-TASK")
+	waitFor(t, 60*time.Second, "the sub-agent's turn", func() bool {
+		for _, r := range model.Requests() {
+			if strings.Contains(lastUser(r), "SUBAGENT-WORK") {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, 60*time.Second, "alpha idle after the sub-agent", func() bool {
+		for _, r := range model.Requests() {
+			if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "tool" && strings.Contains(r.Messages[n-1].Text(), "sub-agent's answer") {
+				return agentsJSON(t, data)[wsA].Status == "idle"
+			}
+		}
+		return false
+	})
+	if got := agentsJSON(t, data)[wsA].Session; got != session {
+		t.Fatalf("after the sub-agent the workspace's session is %q, want the root %q", got, session)
 	}
 
 	// Killing OpenCode is noticed; it comes back on the same port and its
