@@ -168,6 +168,7 @@ type Terminal struct {
 	m        *Manager
 	cmd      *exec.Cmd
 	pty      *os.File
+	startDir string
 	created  uint64
 	active   uint64 // guarded by m.mu
 	onOutput []OutputFunc
@@ -243,6 +244,7 @@ func (m *Manager) Create(opts Options) (*Terminal, error) {
 		ProcessID: cmd.Process.Pid,
 		m:         m,
 		cmd:       cmd,
+		startDir:  cmd.Dir,
 		pty:       master,
 		ring:      newLineRing(m.cfg.MaxLines, m.cfg.MaxLineBytes),
 		readDone:  make(chan struct{}),
@@ -420,6 +422,17 @@ func (t *Terminal) SendText(text string, addNewLine bool) error {
 		return fmt.Errorf("terminal %q: write: %w", t.ID, err)
 	}
 	return nil
+}
+
+// Dir returns the shell's current directory as the kernel knows it
+// (/proc/PID/cwd on Linux), so a command typed after a `cd` is judged where
+// it will run. Where that cannot be read (another OS, the shell gone) it
+// is the directory the shell started in.
+func (t *Terminal) Dir() string {
+	if d, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", t.ProcessID)); err == nil && filepath.IsAbs(d) {
+		return d
+	}
+	return t.startDir
 }
 
 // Output returns the last maxLines lines of buffered output (all of them

@@ -179,6 +179,32 @@ func TestCwdAndEnv(t *testing.T) {
 	})
 }
 
+func TestDirFollowsCd(t *testing.T) {
+	m, rec := newTestManager(t, Config{})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	term, err := m.Create(Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := term.Dir(); got != dir {
+		t.Fatalf("Dir at start = %q, want %q", got, dir)
+	}
+	if err := term.SendText("cd sub && echo moved", true); err != nil {
+		t.Fatal(err)
+	}
+	rec.until(t, "the cd to run", func() bool { return hasLine(term.Output(0), "moved") })
+	if got := term.Dir(); got != sub {
+		t.Fatalf("Dir after cd = %q, want %q", got, sub)
+	}
+}
+
 func TestRingKeepsLastThousandLines(t *testing.T) {
 	m, rec := newTestManager(t, Config{})
 	term, err := m.Create(Options{})

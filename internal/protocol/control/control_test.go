@@ -512,6 +512,15 @@ func TestTerminal(t *testing.T) {
 	// a destructive command typed into a terminal is gated like any shell call
 	marker := filepath.Join(e.root, "never")
 	c.fails(-32011, "terminal.sendText", map[string]any{"terminalId": id, "text": "rm -rf / ; touch " + marker})
+	// a command typed after a `cd` is judged where the shell now is: a
+	// delete that is fine in the workspace is outside it after `cd /`
+	c.call("terminal.sendText", map[string]any{"terminalId": id, "text": "cd / && echo at-root"})
+	c.note(func(n map[string]any) bool {
+		p, _ := n["params"].(map[string]any)
+		return n["method"] == "terminal.output" && p["terminalId"] == id && strings.Contains(fmt.Sprint(p["data"]), "at-root")
+	})
+	c.fails(-32011, "terminal.sendText", map[string]any{"terminalId": id, "text": "rm -rf warden-nonexistent-x"})
+	c.call("terminal.sendText", map[string]any{"terminalId": id, "text": "cd " + e.root})
 	c.call("terminal.show", map[string]any{"terminalId": id})
 	c.call("terminal.sendText", map[string]any{"terminalId": id, "text": "exit 3"})
 	c.note(func(n map[string]any) bool {

@@ -156,8 +156,9 @@ func terminalSendText(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	// text typed into a shell is a command line: gated like any shell call,
-	// in the terminal's directory as far as warden knows it (its start dir)
-	if err := c.gate(ctx, "bash", map[string]any{"command": text, "terminalId": t.ID}, true, denyCommand); err != nil {
+	// in the directory the shell is in now (it follows the `cd`s typed
+	// before)
+	if err := c.gateIn(ctx, t.Dir(), "bash", map[string]any{"command": text, "terminalId": t.ID}, true, denyCommand); err != nil {
 		return nil, err
 	}
 	nl := p.AddNewLine == nil || *p.AddNewLine

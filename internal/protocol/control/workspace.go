@@ -151,9 +151,15 @@ const (
 // is answered with code; a person's denial (or an expired approval) with
 // OperationCancelled.
 func (c *call) gate(ctx context.Context, tool string, args map[string]any, destructive bool, code denyCode) error {
+	return c.gateIn(ctx, c.ws.root, tool, args, destructive, code)
+}
+
+// gateIn is gate for a call that runs in directory cwd (a terminal's
+// shell after a `cd`).
+func (c *call) gateIn(ctx context.Context, cwd, tool string, args map[string]any, destructive bool, code denyCode) error {
 	req := core.GateRequest{
 		Call: policy.Call{
-			Tool: tool, Args: args, Cwd: c.ws.root, Workspace: c.ws.root,
+			Tool: tool, Args: args, Cwd: cwd, Workspace: c.ws.root,
 			Session: c.ss.sessionID(), Source: Source,
 		},
 		CallID: string(c.req.ID),
