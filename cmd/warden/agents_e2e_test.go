@@ -426,10 +426,16 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 	if err := syscall.Kill(after.PID, 0); err == nil {
 		t.Fatal("OpenCode outlived the daemon")
 	}
-	startDaemonIn(t, data, dir, env)
+	d2 := startDaemonIn(t, data, dir, env)
 	waitFor(t, 60*time.Second, "alpha started again with the daemon", func() bool {
 		rows := agentsJSON(t, data)
 		return rows[wsA].Running && !rows[wsB].Running
+	})
+	// A daemon killed outright takes its servers with it.
+	orphan := agentsJSON(t, data)[wsA].PID
+	d2.kill9()
+	waitFor(t, 15*time.Second, "OpenCode to end with the killed daemon", func() bool {
+		return syscall.Kill(orphan, 0) != nil
 	})
 }
 

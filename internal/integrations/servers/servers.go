@@ -234,7 +234,7 @@ func (m *Manager) spawn(ctx context.Context, ws string, port int) (*server, erro
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		s.closeLog()
 		return nil, fmt.Errorf("start %s server for %s: %w", name, ws, err)
