@@ -57,7 +57,7 @@ func NewServerManager(o ServerOptions) *servers.Manager {
 		Command: func(ws string, port int) ([]string, []string, error) {
 			bin, err := o.Setup.Binary()
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, fmt.Errorf("%w (install it with `npm install -g opencode-ai@%s`, or give warden serve its path in $WARDEN_OPENCODE_BIN or the config's agents.opencode.binary)", err, Version)
 			}
 			vars := map[string]string{}
 			if o.Vars != nil {
