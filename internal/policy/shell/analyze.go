@@ -191,6 +191,13 @@ type state struct {
 	// body): code after it does not run in this state, and merging a dead
 	// path changes nothing.
 	dead bool
+	// ctr is the container (or chroot) the shell runs in, nil on the host:
+	// its paths are the container's, translated to the host's when the
+	// commands are reported.
+	ctr *container
+	// branch is the git branch checked out earlier in the line (git
+	// checkout/switch) in the repository at branchDir; "" when not known.
+	branch, branchDir string
 }
 
 // variable is a shell variable as far as it is known.
@@ -216,7 +223,8 @@ func cleanAbs(p string) string {
 }
 
 func (st *state) clone() *state {
-	n := &state{dir: st.dir, dirWhy: st.dirWhy, posKnown: st.posKnown, pos: st.pos, dead: st.dead}
+	n := &state{dir: st.dir, dirWhy: st.dirWhy, posKnown: st.posKnown, pos: st.pos, dead: st.dead,
+		ctr: st.ctr, branch: st.branch, branchDir: st.branchDir}
 	n.dirStack = append([]string(nil), st.dirStack...)
 	n.vars = make(map[string]variable, len(st.vars))
 	for k, v := range st.vars {
@@ -228,7 +236,8 @@ func (st *state) clone() *state {
 // child is the state of a new shell process started from st: same
 // directory, only exported variables (plus extra) known.
 func (st *state) child(extra map[string]field) *state {
-	n := &state{dir: st.dir, dirWhy: st.dirWhy, vars: map[string]variable{}}
+	n := &state{dir: st.dir, dirWhy: st.dirWhy, vars: map[string]variable{},
+		ctr: st.ctr, branch: st.branch, branchDir: st.branchDir}
 	for k, v := range st.vars {
 		if v.exported {
 			n.vars[k] = v
@@ -255,6 +264,9 @@ func (st *state) merge(o *state) {
 			st.dirWhy = "the working directory depends on which branch ran"
 		}
 		st.dir = ""
+	}
+	if st.branch != o.branch || st.branchDir != o.branchDir {
+		st.branch, st.branchDir = "", ""
 	}
 	for k, v := range o.vars {
 		if w, ok := st.vars[k]; !ok || !sameVar(v, w) {
@@ -394,12 +406,17 @@ func (a *analyzer) bare(c *ctx, st *state, sp span, effs []Effect, tags []string
 	for _, t := range tags {
 		cm.Tags = addTag(cm.Tags, t)
 	}
-	a.add(cm, cmdMeta{})
+	a.add(st, cm, cmdMeta{})
 }
 
-func (a *analyzer) add(cm Command, m cmdMeta) bool {
+// add reports a command that ran in state st; inside a container its
+// paths are translated to the host's first.
+func (a *analyzer) add(st *state, cm Command, m cmdMeta) bool {
 	if a.full {
 		return false
+	}
+	if st != nil && st.ctr != nil {
+		st.ctr.hostCommand(&cm)
 	}
 	if len(a.out.Commands) >= MaxCommands {
 		a.full = true
@@ -463,7 +480,7 @@ func (a *analyzer) outcome(c *ctx, st *state, s *syntax.Stmt) (fail *state) {
 		fail = a.andOr(c, st, b)
 	} else {
 		var pre *state
-		if changesDir(s) {
+		if changesDir(s) || changesBranch(s) {
 			pre = st.clone()
 		}
 		a.stmt(c, st, s)
@@ -490,6 +507,23 @@ func changesDir(s *syntax.Stmt) bool {
 	switch x.Args[0].Lit() {
 	case "cd", "pushd", "popd":
 		return true
+	}
+	return false
+}
+
+// changesBranch reports whether s is a plain git command that can change
+// the current branch (checkout, switch, branch -m): when it fails, the
+// branch stays as it was.
+func changesBranch(s *syntax.Stmt) bool {
+	x, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(x.Args) < 2 || s.Background || s.Coprocess || s.Disown || x.Args[0].Lit() != "git" {
+		return false
+	}
+	for _, w := range x.Args[1:] {
+		switch w.Lit() {
+		case "checkout", "switch", "branch":
+			return true
+		}
 	}
 	return false
 }

@@ -139,7 +139,7 @@ func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclC
 	for _, t := range tags {
 		cm.Tags = addTag(cm.Tags, t)
 	}
-	a.add(cm, cmdMeta{argsKnown: true})
+	a.add(st, cm, cmdMeta{argsKnown: true})
 }
 
 // redirs evaluates redirections: their file effects, tags, and what
@@ -538,7 +538,7 @@ func isSystemBin(p string) bool {
 func (a *analyzer) finish(k *call) {
 	keep := !k.wrapper || len(k.cmd.Effects) > 0 || len(k.cmd.Tags) > 0
 	if keep {
-		if !a.add(k.cmd, k.meta) {
+		if !a.add(k.st, k.cmd, k.meta) {
 			return
 		}
 	}

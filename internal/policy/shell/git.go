@@ -7,6 +7,9 @@ import (
 
 // git models git's subcommands.
 func (k *call) git() {
+	// the shell's state, which a checkout changes; -C and --work-tree below
+	// only move this call
+	flow := k.st
 	args := k.args
 	i := 0
 	for i < len(args) {
@@ -99,7 +102,9 @@ func (k *call) git() {
 			k.file(Write, lit("."), true)
 		}
 	case "checkout":
-		k.gitCheckout(rest)
+		k.gitCheckout(rest, flow)
+	case "switch":
+		k.gitSwitch(rest, flow)
 	case "restore":
 		p := parseOpts(rest, spec{arg: "s", long: []string{"source", "pathspec-from-file"}})
 		if p.has("S", "staged") && !p.has("W", "worktree") {
@@ -128,6 +133,7 @@ func (k *call) git() {
 		}
 	case "branch":
 		p := parseOpts(rest, spec{arg: "tu", long: []string{"set-upstream-to", "track", "contains", "merged", "no-merged", "points-at", "sort", "format"}})
+		k.gitBranchRename(p, flow)
 		force := p.has("D", "M", "C", "f", "force")
 		del := p.has("D", "d", "delete")
 		if force && (p.has("D") || del || p.has("M")) || p.has("D") {
@@ -209,7 +215,7 @@ func (k *call) git() {
 	}
 }
 
-func (k *call) gitCheckout(rest []field) {
+func (k *call) gitCheckout(rest []field, flow *state) {
 	p := parseOpts(rest, spec{arg: "bB", long: []string{"orphan", "conflict", "pathspec-from-file"}})
 	dd := -1
 	for i, f := range rest {
@@ -222,17 +228,95 @@ func (k *call) gitCheckout(rest []field) {
 		for _, o := range rest[dd+1:] {
 			k.file(Write, o, o.known && (o.val == "." || strings.HasSuffix(o.val, "/")))
 		}
+		if p.has("b", "B", "orphan") {
+			k.setBranch(flow, p, nil, "b", "B", "orphan")
+		}
 		return
 	}
-	if p.has("f", "force") {
-		k.file(Write, lit("."), true)
-		return
-	}
+	paths := false
 	for _, o := range p.ops {
 		if o.known && (o.val == "." || o.val == "./" || o.val == ":/") {
-			k.file(Write, lit("."), true)
+			paths = true
 		}
 	}
+	if p.has("f", "force") || paths {
+		k.file(Write, lit("."), true)
+	}
+	if p.has("p", "patch") || paths && !p.has("b", "B", "orphan") || len(p.ops) > 1 && !p.has("b", "B", "orphan") {
+		return // files from a commit; the branch stays
+	}
+	k.setBranch(flow, p, p.ops, "b", "B", "orphan")
+}
+
+// gitSwitch models git switch: it changes the current branch.
+func (k *call) gitSwitch(rest []field, flow *state) {
+	p := parseOpts(rest, spec{arg: "cC", long: []string{"create", "force-create", "orphan", "conflict"}})
+	k.setBranch(flow, p, p.ops, "c", "C", "create", "force-create", "orphan")
+}
+
+// setBranch records in the shell's state the branch a checkout or switch
+// makes current: the new branch of -b NEW (-c, --orphan), else the branch
+// named (the last part of --track's remote branch). A detached HEAD, the
+// previous branch (-) and names not known at check time leave it unknown.
+func (k *call) setBranch(flow *state, p parsed, ops []field, create ...string) {
+	if flow == nil {
+		return
+	}
+	var name field
+	switch v, ok := p.get(create...); {
+	case ok:
+		name = v
+	case p.has("detach", "d"):
+		name = unknownField("detached")
+	case len(ops) == 0:
+		return // no branch named: nothing changes
+	default:
+		name = ops[0]
+		if p.has("t", "track") && name.known {
+			if _, b, ok := strings.Cut(name.val, "/"); ok {
+				name = sub(name, b)
+			}
+		}
+	}
+	b := ""
+	if name.known && name.val != "-" && name.val != "" && !strings.HasPrefix(name.val, "-") &&
+		!strings.HasPrefix(name.val, "HEAD") && !strings.HasPrefix(name.val, "@") {
+		b = strings.TrimPrefix(name.val, "refs/heads/")
+	}
+	flow.branch, flow.branchDir = b, k.st.dir
+	if b == "" || k.st.dir == "" {
+		flow.branch, flow.branchDir = "", ""
+	}
+}
+
+// gitBranchRename follows git branch -m NEW (and -m OLD NEW of the current
+// branch): the current branch gets the new name.
+func (k *call) gitBranchRename(p parsed, flow *state) {
+	if flow == nil || !p.has("m", "M", "move") || len(p.ops) == 0 || len(p.ops) > 2 {
+		return
+	}
+	if len(p.ops) == 2 && !(p.ops[0].known && p.ops[0].val == k.currentBranch()) {
+		return
+	}
+	nb := p.ops[len(p.ops)-1]
+	if nb.known && k.st.dir != "" && nb.val != "" && !strings.HasPrefix(nb.val, "-") {
+		flow.branch, flow.branchDir = nb.val, k.st.dir
+	} else {
+		flow.branch, flow.branchDir = "", ""
+	}
+}
+
+// currentBranch is the branch checked out earlier in the line in the
+// repository this call runs in, "" when not known.
+func (k *call) currentBranch() string {
+	d := k.st.dir
+	if k.st.branch == "" || d == "" || k.st.branchDir == "" {
+		return ""
+	}
+	if d == k.st.branchDir || strings.HasPrefix(d, k.st.branchDir+"/") {
+		return k.st.branch
+	}
+	return ""
 }
 
 func (k *call) gitPush(rest []field) {
@@ -298,6 +382,13 @@ func (k *call) gitPush(rest []field) {
 		if unknown {
 			b = ""
 			k.attr("branch-unknown", "true")
+		} else if b == "" && !p.has("all", "branches", "tags", "mirror") {
+			// no branch named: the current one, when a checkout earlier in
+			// the line says which
+			if cur := k.currentBranch(); cur != "" {
+				b = cur
+				k.attr("current-branch", "true")
+			}
 		}
 		k.attr("branch", b)
 		if lease {

@@ -397,6 +397,8 @@ func (a *analyzer) model(k *call) {
 		}
 	case "docker", "podman", "nerdctl":
 		k.docker()
+	case "docker-compose", "podman-compose":
+		k.compose(k.args, k.name)
 	case "kubectl", "oc":
 		if sc := k.subcommand(spec{arg: "nsc", long: []string{"namespace", "context", "cluster", "kubeconfig", "user", "server"}}); sc == "delete" || sc == "drain" {
 			k.tag(TagRemoteDelete)
@@ -962,7 +964,13 @@ func (k *call) cd() {
 		st.dirStack = append(st.dirStack, st.dir)
 	}
 	if len(p.ops) == 0 {
-		if k.a.opts.Home != "" {
+		if st.ctr != nil && st.ctr.ownEnv {
+			if h := k.a.lookup(st, "HOME"); h.known && strings.HasPrefix(h.val, "/") {
+				st.dir = path.Clean(h.val)
+			} else {
+				st.setDir("", "cd to the container's home directory, which is not known")
+			}
+		} else if k.a.opts.Home != "" {
 			st.dir = path.Clean(k.a.opts.Home)
 		} else {
 			st.setDir("", "cd to the home directory, which is not known")
@@ -1860,8 +1868,24 @@ func (k *call) jsPM() {
 }
 
 func (k *call) docker() {
-	p := parseOpts(k.args, spec{arg: "cHl", long: []string{"context", "host", "log-level", "config"}, stop: true})
+	p := parseOpts(k.args, spec{arg: "cHl", long: []string{"context", "host", "log-level", "config", "tlscacert", "tlscert", "tlskey",
+		"connection", "identity", "url", "module", "root", "runroot", "storage-driver", "cgroup-manager", "events-backend", "network-cmd-path", "tmpdir"}, stop: true})
 	if len(p.ops) == 0 {
+		return
+	}
+	ops := p.ops
+	if ops[0].val == "container" && len(ops) > 1 {
+		ops = ops[1:]
+	}
+	switch sc := ops[0].val; sc {
+	case "run", "create":
+		k.containerRun(ops[1:], k.name+" "+sc, false)
+		return
+	case "exec":
+		k.containerRun(ops[1:], k.name+" exec", true)
+		return
+	case "compose":
+		k.compose(ops[1:], k.name+" compose")
 		return
 	}
 	switch p.ops[0].val {
@@ -1875,15 +1899,19 @@ func (k *call) docker() {
 		if len(p.ops) > 1 {
 			k.net(p.ops[len(p.ops)-1])
 		}
-	case "run", "create":
-		for _, f := range p.ops[1:] {
-			if f.known && (f.val == "--privileged" || strings.HasPrefix(f.val, "--pid=host") || f.val == "--net=host" || f.val == "--network=host") {
-				k.tag(TagPrivilege)
-			}
-			if f.known && (strings.HasPrefix(f.val, "/:/") || strings.HasPrefix(f.val, "--volume=/:") || strings.HasPrefix(f.val, "/var/run/docker.sock")) {
-				k.tag(TagPrivilege)
-			}
-		}
+	}
+}
+
+// compose models docker compose / docker-compose: run and exec run a
+// command in a service's container, whose own mounts are not known.
+func (k *call) compose(args []field, label string) {
+	p := parseOpts(args, spec{arg: "fp", long: []string{"file", "project-name", "project-directory", "profile", "env-file", "ansi", "progress", "parallel"}, stop: true})
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return
+	}
+	switch sc := p.ops[0].val; sc {
+	case "run", "exec":
+		k.containerRun(p.ops[1:], label+" "+sc, true)
 	}
 }
 

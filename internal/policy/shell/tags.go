@@ -11,4 +11,5 @@ const (
 	TagUserAdmin      = "user.admin"       // useradd, userdel, usermod, passwd, chpasswd, visudo...
 	TagMount          = "fs.mount"         // mount, umount
 	TagPackageInstall = "package.install"  // apt/dnf/yum/brew/pip/npm... install (Attrs: manager)
+	TagContainerHost  = "container.host"   // a container given the host: --privileged, the runtime's socket, --pid=host, SYS_ADMIN (Attrs: container)
 )

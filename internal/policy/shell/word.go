@@ -483,9 +483,10 @@ func (a *analyzer) lookup(st *state, name string) field {
 		}
 		return v.f
 	}
+	own := st.ctr != nil && st.ctr.ownEnv
 	switch name {
 	case "HOME":
-		if a.opts.Home != "" {
+		if a.opts.Home != "" && !own {
 			return lit(a.opts.Home)
 		}
 	case "PWD":
@@ -494,7 +495,7 @@ func (a *analyzer) lookup(st *state, name string) field {
 		}
 		return unknownField(st.dirWhy)
 	}
-	if v, ok := a.opts.Env[name]; ok {
+	if v, ok := a.opts.Env[name]; ok && !own {
 		return lit(v)
 	}
 	if len(name) > 0 && name[0] >= '0' && name[0] <= '9' {
@@ -521,15 +522,16 @@ func (a *analyzer) isSet(st *state, name string) (set, known bool) {
 		}
 		return false, false
 	}
+	own := st.ctr != nil && st.ctr.ownEnv
 	switch name {
 	case "HOME":
-		if a.opts.Home != "" {
+		if a.opts.Home != "" && !own {
 			return true, true
 		}
 	case "PWD":
 		return true, true
 	}
-	if _, ok := a.opts.Env[name]; ok {
+	if _, ok := a.opts.Env[name]; ok && !own {
 		return true, true
 	}
 	if len(name) > 0 && name[0] >= '0' && name[0] <= '9' && st.posKnown {

@@ -296,7 +296,7 @@ func (k *call) chroot() {
 	if e, ok := k.a.target(k.st, Privilege, p.ops[0], false); ok {
 		k.eff(e)
 	}
-	k.inner(p.ops[1:], "chroot", nil, nil)
+	k.inner(p.ops[1:], "chroot", k.chrootState(p.ops[0]), nil)
 }
 
 // joinCode joins words into a shell command string.
