@@ -108,10 +108,10 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 				ApprovalTimeout:  time.Duration(cfg.Approvals.Timeout),
 				Control:          cfg.Control,
 				ControlWorkspace: wd,
-				AgentBinaries: agentBinaries(cfg),
-				NpmDirs: binfind.DefaultNpmDirs("", home()),
-				Version: Version,
-				Logger:  logger,
+				AgentBinaries:    agentBinaries(cfg),
+				NpmDirs:          binfind.DefaultNpmDirs("", home()),
+				Version:          Version,
+				Logger:           logger,
 			})
 		},
 	}
