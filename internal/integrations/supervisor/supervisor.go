@@ -13,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,9 +39,6 @@ type Options struct {
 	Logger *slog.Logger
 	// AgentDir is where generated agent configs and server logs go.
 	AgentDir string
-	// WorktreeDir is the parent of the worktrees `workspace create` makes;
-	// "" puts each next to its repository (<repo>.worktrees/NAME).
-	WorktreeDir string
 	// Env holds the base WARDEN_* variables every workspace's agent gets
 	// (WARDEN_MCP_PORT, WARDEN_CONTROL_PORT, WARDEN_MONITOR_URL,
 	// WARDEN_TOKEN, ...); WARDEN_WORKSPACE_PATH is added per workspace.
@@ -592,11 +587,7 @@ func (s *Supervisor) AddWorkspace(ctx context.Context, path string) (workspace.W
 // CreateWorkspace makes a new workspace NAME as a git worktree of the
 // project holding path.
 func (s *Supervisor) CreateWorkspace(ctx context.Context, project, name, base string) (workspace.Workspace, error) {
-	dir := ""
-	if s.opts.WorktreeDir != "" {
-		dir = filepath.Join(s.opts.WorktreeDir, filepath.Base(project)+"-"+shortHash(project))
-	}
-	w, err := s.reg.Create(ctx, workspace.CreateOptions{Project: project, Name: name, Base: base, Dir: dir})
+	w, err := s.reg.Create(ctx, workspace.CreateOptions{Project: project, Name: name, Base: base})
 	if err != nil {
 		return w, err
 	}
@@ -671,13 +662,4 @@ func (s *Supervisor) WorkspaceStatus(ctx context.Context, root string) (Workspac
 // by workspace (for status displays).
 func (s *Supervisor) PendingPermissions() map[string][]string {
 	return s.bridge.pendingByWorkspace()
-}
-
-func shortHash(s string) string {
-	var h uint32 = 2166136261
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	return strconv.FormatUint(uint64(h), 36)
 }
