@@ -203,9 +203,14 @@ func (r *Registry) Get(path string) (Workspace, error) {
 	defer r.mu.Unlock()
 	w, ok := r.items[root]
 	if !ok {
-		return Workspace{}, fmt.Errorf("%w: %s (add it with `warden workspace add %s`)", ErrNotFound, root, root)
+		return Workspace{}, notRegistered(root)
 	}
 	return clone(w), nil
+}
+
+// notRegistered is ErrNotFound for root, saying what to run.
+func notRegistered(root string) error {
+	return fmt.Errorf("%w: %s (add it with `warden workspace add %s`)", ErrNotFound, root, root)
 }
 
 // key resolves path, falling back to a cleaned absolute path for a
@@ -260,7 +265,7 @@ func (r *Registry) Remove(path string) (Workspace, error) {
 	defer r.mu.Unlock()
 	w, ok := r.items[root]
 	if !ok {
-		return Workspace{}, fmt.Errorf("%w: %s", ErrNotFound, root)
+		return Workspace{}, notRegistered(root)
 	}
 	delete(r.items, root)
 	if err := r.save(); err != nil {
@@ -281,7 +286,7 @@ func (r *Registry) update(path string, fn func(*Workspace) error) (Workspace, er
 	defer r.mu.Unlock()
 	old, ok := r.items[root]
 	if !ok {
-		return Workspace{}, fmt.Errorf("%w: %s (add it with `warden workspace add %s`)", ErrNotFound, root, root)
+		return Workspace{}, notRegistered(root)
 	}
 	w := clone(old)
 	if err := fn(&w); err != nil {
