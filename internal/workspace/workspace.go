@@ -247,6 +247,19 @@ func (r *Registry) Lookup(path string) (string, bool) {
 	}
 }
 
+// Root is Lookup with an error (ErrNotFound, saying what to run) for a
+// path in no registered workspace.
+func (r *Registry) Root(path string) (string, error) {
+	if root, ok := r.Lookup(path); ok {
+		return root, nil
+	}
+	p, err := r.key(path)
+	if err != nil {
+		return "", err
+	}
+	return "", notRegistered(p)
+}
+
 // List returns every workspace, sorted by path.
 func (r *Registry) List() []Workspace {
 	r.mu.Lock()

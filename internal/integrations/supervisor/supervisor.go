@@ -443,9 +443,9 @@ func (s *Supervisor) Agents() []AgentInfo {
 
 // Agent returns the row of the workspace holding path.
 func (s *Supervisor) Agent(path string) (AgentInfo, error) {
-	root, ok := s.reg.Lookup(path)
-	if !ok {
-		return AgentInfo{}, fmt.Errorf("%w: %s (add it with `warden workspace add %s`)", workspace.ErrNotFound, path, path)
+	root, err := s.reg.Root(path)
+	if err != nil {
+		return AgentInfo{}, err
 	}
 	w, err := s.reg.Get(root)
 	if err != nil {
@@ -481,9 +481,9 @@ func (s *Supervisor) info(w workspace.Workspace) AgentInfo {
 // StartAgent starts the workspace's agent of type t and remembers it, so
 // the daemon starts it again next time.
 func (s *Supervisor) StartAgent(ctx context.Context, path string, t agent.Type) (AgentInfo, error) {
-	root, ok := s.reg.Lookup(path)
-	if !ok {
-		return AgentInfo{}, fmt.Errorf("%w: %s (add it with `warden workspace add %s`)", workspace.ErrNotFound, path, path)
+	root, err := s.reg.Root(path)
+	if err != nil {
+		return AgentInfo{}, err
 	}
 	return s.start(ctx, root, t, true)
 }
@@ -525,9 +525,9 @@ func (s *Supervisor) start(ctx context.Context, root string, t agent.Type, remem
 // StopAgent stops the workspace's agent server and forgets it (the daemon
 // will not start it again).
 func (s *Supervisor) StopAgent(ctx context.Context, path string) (agent.StopResult, error) {
-	root, ok := s.reg.Lookup(path)
-	if !ok {
-		return agent.StopResult{}, fmt.Errorf("%w: %s", workspace.ErrNotFound, path)
+	root, err := s.reg.Root(path)
+	if err != nil {
+		return agent.StopResult{}, err
 	}
 	var res agent.StopResult
 	tr, ok := s.tracked(root)
@@ -550,9 +550,9 @@ func (s *Supervisor) StopAgent(ctx context.Context, path string) (agent.StopResu
 
 // RestartAgent restarts the workspace's agent server on the same port.
 func (s *Supervisor) RestartAgent(ctx context.Context, path string) (AgentInfo, error) {
-	root, ok := s.reg.Lookup(path)
-	if !ok {
-		return AgentInfo{}, fmt.Errorf("%w: %s", workspace.ErrNotFound, path)
+	root, err := s.reg.Root(path)
+	if err != nil {
+		return AgentInfo{}, err
 	}
 	tr, ok := s.tracked(root)
 	if !ok || !s.servers[tr.typ].IsRunning(root) {
