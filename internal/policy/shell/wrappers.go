@@ -511,8 +511,8 @@ func (k *call) find() {
 			i++
 			continue
 		}
-		if v == "-D" {
-			i += 2
+		if v == "-D" { // -D debugopts: a flag with a value (which may be missing)
+			i = min(i+2, len(args))
 			continue
 		}
 		break
