@@ -223,6 +223,7 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 	model := openai.New(agentScript)
 	t.Cleanup(model.Close)
 	env := openCodeServeEnv(t, home, model)
+	openCodeEnv(t, home)
 	d := startDaemonIn(t, data, dir, env)
 
 	for _, ws := range []string{wsA, wsB} {
@@ -309,6 +310,20 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 		return err == nil && strings.TrimSpace(string(b)) == "approved"
 	})
 	waitFor(t, 60*time.Second, "alpha idle after the command", func() bool { return agentsJSON(t, data)[wsA].Status == "idle" })
+	// The user installed warden's plugin (`warden install opencode
+	// --global`): the supervised server loads it and, told where the
+	// monitor door is (WARDEN_MONITOR_URL), has the call judged by the
+	// policy before OpenCode asks.
+	gated := false
+	out, _, _ := warden(t, data, "", "events", "--json")
+	for _, e := range parseEvents(t, out) {
+		if e.Type == "tool.call" && e.Source == "opencode/monitor" && strings.Contains(string(e.Data), "echo approved") {
+			gated = true
+		}
+	}
+	if !gated {
+		t.Fatalf("the bash call never reached the monitor door:\n%s", out)
+	}
 
 	// OpenCode reaches warden's MCP door (the config warden generated) and
 	// calls its tools; a denied call returns the policy's reason.
@@ -381,7 +396,7 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 		}
 		return false
 	})
-	out, _, _ := warden(t, data, "", "events", "--json")
+	out, _, _ = warden(t, data, "", "events", "--json")
 	var actions []string
 	for _, e := range parseEvents(t, out) {
 		if e.Type == "agent.server" && e.Workspace == wsA {

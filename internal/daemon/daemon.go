@@ -454,7 +454,7 @@ func agentEnv(rt Runtime, token, dataDir string) map[string]string {
 		env["WARDEN_CONTROL_PORT"] = strconv.Itoa(portOf(a))
 	}
 	if a := rt.Listeners["monitor"]; a != "" {
-		env["WARDEN_MONITOR_URL"] = "http://" + a
+		env["WARDEN_MONITOR_URL"] = "http://" + a + monitor.Path // what warden's OpenCode plugin posts to
 	}
 	if a := rt.Listeners["hooks"]; a != "" {
 		env["WARDEN_HOOKS_PORT"] = strconv.Itoa(portOf(a))
