@@ -43,10 +43,7 @@ unit:
 # also run in `unit`). Raise FUZZTIME for a longer hunt.
 fuzz:
 	@echo "== fuzz ($(FUZZTIME) each)"
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; fn=$${t##*:}; echo "-- $$fn in $$pkg"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./internal/...
