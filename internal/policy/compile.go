@@ -53,6 +53,7 @@ type cmatch struct {
 	targets                                     []Class
 	paths                                       []pathPattern
 	recursive                                   *bool
+	protected                                   *bool
 	needCommand                                 bool // has command-level conditions
 	needEffect                                  bool // has effect-level conditions
 }
@@ -259,8 +260,9 @@ func compileMatch(m Match, r *roots) (cmatch, error) {
 		c.paths = []pathPattern{} // e.g. only $PROTECTED with no protected dirs
 	}
 	c.recursive = m.Recursive
+	c.protected = m.Protected
 	c.needCommand = len(c.commands) > 0 || len(c.args) > 0 || len(c.argv) > 0 || len(c.attrs) > 0
-	c.needEffect = len(c.effects) > 0 || len(c.targets) > 0 || c.paths != nil || c.recursive != nil
+	c.needEffect = len(c.effects) > 0 || len(c.targets) > 0 || c.paths != nil || c.recursive != nil || c.protected != nil
 	return c, nil
 }
 

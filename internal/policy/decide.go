@@ -69,6 +69,8 @@ type effInfo struct {
 	resolved string
 	class    Class
 	isPath   bool
+	// protected: the effect reaches into one of warden's own dirs.
+	protected bool
 }
 
 // unit is a subject with one of its effects (eff nil: the subject alone).
@@ -268,6 +270,8 @@ func (e *eval) place(ef shell.Effect) *effInfo {
 	if classRank(res) > classRank(lex) {
 		info.class = res
 	}
+	// a walk that reads only names (find, du) may pass above warden's dirs
+	info.protected = r.reachesProtected(info.Target, info.resolved, info.Recursive, info.Meta, info.Glob)
 	return info
 }
 
@@ -525,6 +529,9 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 	if m.recursive != nil && ef.Recursive != *m.recursive {
 		return false
 	}
+	if m.protected != nil && ef.protected != *m.protected {
+		return false
+	}
 	if m.paths != nil {
 		if !ef.isPath {
 			return false
@@ -637,11 +644,11 @@ func celCommand(s *subject) map[string]any {
 
 func celEffect(ef *effInfo) map[string]any {
 	if ef == nil {
-		return map[string]any{"kind": "", "target": "", "resolved": "", "class": "", "unknown": false, "reason": "", "recursive": false}
+		return map[string]any{"kind": "", "target": "", "resolved": "", "class": "", "unknown": false, "reason": "", "recursive": false, "glob": "", "protected": false}
 	}
 	return map[string]any{
 		"kind": string(ef.Kind), "target": ef.Target, "resolved": ef.resolved, "class": string(ef.class),
-		"unknown": ef.Unknown, "reason": ef.Reason, "recursive": ef.Recursive,
+		"unknown": ef.Unknown, "reason": ef.Reason, "recursive": ef.Recursive, "glob": ef.Glob, "protected": ef.protected,
 	}
 }
 

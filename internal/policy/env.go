@@ -276,3 +276,66 @@ func resolvePath(p string) string {
 	}
 	return resolved
 }
+
+// reachesProtected reports whether an effect on target (resolved: after
+// symlinks) reaches into one of warden's own dirs: the target is one or is
+// inside one; or the effect is recursive, not a walk over names (meta),
+// and the target holds one (grep -r ~/.local, tar of ~); or glob, the
+// pattern the target was written as, can name one or something inside
+// one.
+func (r *roots) reachesProtected(target, resolved string, recursive, meta bool, glob string) bool {
+	if target == "" {
+		return false
+	}
+	for _, d := range r.allPro {
+		for _, t := range [2]string{target, resolved} {
+			if t == "" {
+				continue
+			}
+			if within(t, d) || recursive && !meta && within(d, t) {
+				return true
+			}
+		}
+		if glob != "" && globReaches(glob, d, recursive && !meta, meta) {
+			return true
+		}
+	}
+	return false
+}
+
+// globReaches reports whether the absolute shell glob pattern can name dir,
+// a path below it, or (recursive) a directory above it. Each segment is
+// matched like the shell does: "*" and "?" do not match a leading dot, and
+// "**" spans any number of segments; for a search by name (meta) a "**"
+// passes through dir without reaching into it, as find does.
+func globReaches(pattern, dir string, recursive, meta bool) bool {
+	ps := strings.Split(strings.Trim(pattern, "/"), "/")
+	ds := strings.Split(strings.Trim(dir, "/"), "/")
+	if dir == "/" {
+		ds = nil
+	}
+	for i, seg := range ps {
+		if i >= len(ds) {
+			return true // the pattern names paths inside dir
+		}
+		if seg == "**" {
+			return !meta
+		}
+		if !globSegment(seg, ds[i]) {
+			return false
+		}
+	}
+	// the pattern names dir itself or a directory above it
+	return len(ps) == len(ds) || recursive
+}
+
+// globSegment matches one path segment against one glob segment, as the
+// shell does by default (no dotglob): a leading dot must be matched
+// literally. A malformed pattern matches (fail-closed).
+func globSegment(seg, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
+		return false
+	}
+	ok, err := filepath.Match(seg, name)
+	return ok || err != nil
+}

@@ -67,6 +67,10 @@ type ExplainedEffect struct {
 	Reason  string `json:"reason,omitempty"`
 	// Recursive is set for recursive operations.
 	Recursive bool `json:"recursive,omitempty"`
+	// Glob is the pattern when the target was written as a glob.
+	Glob string `json:"glob,omitempty"`
+	// Protected is set when the effect reaches into warden's own dirs.
+	Protected bool `json:"protected,omitempty"`
 }
 
 // Explain decides the call like Decide and reports how.
@@ -89,7 +93,7 @@ func (p *Policy) Explain(c Call) (ex Explanation) {
 			ec.Name, ec.Argv, ec.Dir, ec.Via = s.cmd.Name, s.cmd.Argv, s.cmd.Dir, s.cmd.Via
 		}
 		for _, ef := range s.effs {
-			ee := ExplainedEffect{Kind: string(ef.Kind), Target: ef.Target, Class: string(ef.class), Unknown: ef.Unknown, Reason: ef.Reason, Recursive: ef.Recursive}
+			ee := ExplainedEffect{Kind: string(ef.Kind), Target: ef.Target, Class: string(ef.class), Unknown: ef.Unknown, Reason: ef.Reason, Recursive: ef.Recursive, Glob: ef.Glob, Protected: ef.protected}
 			if ef.resolved != ef.Target {
 				ee.Resolved = ef.resolved
 			}
@@ -164,8 +168,14 @@ func (ex Explanation) String() string {
 			if e.Resolved != "" {
 				fmt.Fprintf(&b, " -> %s", e.Resolved)
 			}
+			if e.Glob != "" {
+				fmt.Fprintf(&b, " glob %s", e.Glob)
+			}
 			if e.Recursive {
 				b.WriteString(" recursive")
+			}
+			if e.Protected {
+				b.WriteString(" (warden's own)")
 			}
 			b.WriteByte('\n')
 		}

@@ -248,9 +248,9 @@ func TestDefaultPolicyShell(t *testing.T) {
 		{call: bash("echo '{}' > opencode.json"), want: D},
 		{call: bash("mkdir -p .opencode/plugin && cp x.js .opencode/plugin/"), want: D},
 		{call: bash("rm -rf ~/.local/share/warden"), want: D},
-		{call: bash("sqlite3 ~/.local/share/warden/warden.db 'DELETE FROM events'"), want: D, rule: "protected-tamper"},
+		{call: bash("sqlite3 ~/.local/share/warden/warden.db 'DELETE FROM events'"), want: D, rule: "warden-data"},
 		{call: bash("cat .claude/settings.json"), want: A},
-		{call: bash("cat ~/.config/warden/config.yaml"), want: A},
+		{call: bash("cat ~/.config/warden/config.yaml"), want: D, rule: "warden-data"},
 
 		// what cannot be known
 		{call: bash(`rm -rf "$UNSET_DIR"/`), want: Q, rule: "unknown-target"},

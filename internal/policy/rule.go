@@ -84,6 +84,11 @@ type Match struct {
 	Paths Patterns `yaml:"paths,omitempty" json:"paths,omitempty"`
 	// Recursive, when set, requires the effect to be (or not be) recursive.
 	Recursive *bool `yaml:"recursive,omitempty" json:"recursive,omitempty"`
+	// Protected, when set, requires the effect to reach (or not reach) into
+	// warden's own dirs (Env.ProtectedDirs): its target is in one (as written
+	// or after symlinks), or it is a recursive effect on a directory that
+	// holds one, or a glob that can name one or a path inside one.
+	Protected *bool `yaml:"protected,omitempty" json:"protected,omitempty"`
 }
 
 // Patterns is a list of patterns; in YAML a single string is a list of one.

@@ -281,7 +281,22 @@ func fileEffects(n *call, home string) []shell.Effect {
 		if p == "" {
 			p = n.cwd
 		}
-		return []shell.Effect{mk(shell.Read, p, false)}
+		e := mk(shell.Read, p, false)
+		if pat, _ := args["pattern"].(string); pat != "" && !e.Unknown {
+			// the glob names files below the directory (a glob tool lists
+			// names, so it reaches into a directory only by its pattern)
+			if strings.HasPrefix(pat, "~/") || pat == "~" {
+				if g, ok := absPath(pat, n.cwd, home); ok {
+					pat = g
+				}
+			}
+			if !filepath.IsAbs(pat) {
+				pat = filepath.Join(e.Target, pat)
+			}
+			e.Glob = pat
+			e.Meta = true
+		}
+		return []shell.Effect{e}
 	case kindGrep:
 		p := pathArg(args)
 		if p == "" {

@@ -299,9 +299,11 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 	if f.under {
 		e.Recursive = true
 	}
+	globRest := ""
 	if f.glob {
 		d := globDir(v)
 		e.Reason = "glob " + v + " is not expanded; its directory is used"
+		globRest = strings.TrimPrefix(v[len(d):], "/")
 		v = d
 		if v == "" {
 			v = "."
@@ -330,6 +332,14 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 		return e, true
 	}
 	e.Target = abs
+	switch {
+	case f.under && f.named && globRest != "":
+		e.Glob = path.Join(abs, "**", globRest)
+	case f.under && f.named:
+		e.Glob = path.Join(path.Dir(abs), "**", path.Base(abs))
+	case globRest != "":
+		e.Glob = path.Join(abs, globRest)
+	}
 	return e, true
 }
 

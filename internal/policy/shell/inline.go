@@ -153,6 +153,8 @@ var fileOps = map[string]Kind{
 	"open": Read, "fopen": Read, "read_text": Read, "read_bytes": Read, "readFile": Read, "readFileSync": Read,
 	"file_get_contents": Read, "readfile": Read, "read": Read, "readlines": Read, "slurp": Read, "load": Read,
 	"loadtxt": Read, "createReadStream": Read, "foreach": Read, "binread": Read, "file": Read,
+	// sockets and databases opened by path: what listens on them is reached
+	"connect": Read, "createConnection": Read,
 	// writes
 	"writeFile": Write, "writeFileSync": Write, "appendFile": Write, "appendFileSync": Write, "write_text": Write,
 	"write_bytes": Write, "file_put_contents": Write, "createWriteStream": Write, "binwrite": Write,
@@ -175,6 +177,7 @@ var qualifiedOps = map[string]Kind{
 	"IO.readlines": Read, "File.delete": Delete, "File.unlink": Delete, "Dir.rmdir": Delete, "Dir.delete": Delete,
 	"FileUtils.rm_rf": Delete, "FileUtils.rm_r": Delete, "FileUtils.rm": Delete, "FileUtils.remove_dir": Delete,
 	"os.Remove": Delete, "os.RemoveAll": Delete, "os.ReadFile": Read, "os.WriteFile": Write,
+	"UNIXSocket.new": Read, "UNIXSocket.open": Read,
 }
 
 // recursiveOps operate on whole trees.
@@ -248,6 +251,11 @@ func (k *call) inlineCode(code field, lang string) {
 			continue // part of an argv list handled with its first element
 		}
 		if usedAsMode[i] || !looksLikePath(l.val) {
+			continue
+		}
+		if key := strings.TrimSuffix(identBefore(src, l.start), ":"); key == "socketPath" || strings.HasSuffix(key, ".socketPath") {
+			// node's http.request({socketPath: "/x/y.sock"}) talks to a Unix socket
+			k.file(Read, sub(plain(code), l.val), false)
 			continue
 		}
 		kind, name, ok := fileOp(src, lits, l, calls)

@@ -517,7 +517,7 @@ func (a *analyzer) model(k *call) {
 		"kill", "killall", "pkill", "pgrep", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr",
 		"break", "continue", "wait", "trap", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts",
 		"let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime",
-		"free", "df", "ps", "lsof", "mkfifo":
+		"free", "df", "ps", "mkfifo":
 	default:
 		k.mentions()
 	}
@@ -1326,7 +1326,18 @@ func (k *call) reader(s spec, skip int, rec bool) {
 	if k.name == "du" && len(ops) == 0 {
 		ops = []field{lit(".")}
 	}
-	k.files(Read, ops, rec)
+	switch k.name {
+	case "ls", "dir", "du", "tree", "stat", "lsattr", "getfacl":
+		// names and attributes only, not contents
+		for _, f := range ops {
+			if e, ok := k.a.target(k.st, Read, f, rec); ok {
+				e.Meta = !e.Unknown
+				k.eff(e)
+			}
+		}
+	default:
+		k.files(Read, ops, rec)
+	}
 	for _, c := range p.all("c") {
 		if strings.HasSuffix(k.name, "sum") {
 			k.file(Read, c, false)
@@ -1621,6 +1632,9 @@ func (k *call) curl() {
 			}
 		case "K", "config", "netrc-file", "cacert", "crlfile":
 			k.file(Read, k.home(v), false)
+		case "unix-socket":
+			// talking to a Unix socket reaches what listens on it
+			k.file(Read, k.home(v), false)
 		case "E", "cert", "key":
 			if v.known {
 				name, _, _ := strings.Cut(v.val, ":")
@@ -1752,9 +1766,15 @@ func (k *call) netcat() {
 	if p.has("e", "c", "exec", "sh-exec", "lua-exec") {
 		k.remoteExec(k.name + " connects a program to the network (remote shell)")
 	}
+	unix := p.has("unixsock") || p.has("U") && (k.name == "nc" || k.name == "netcat")
 	for _, o := range p.ops {
 		if o.known && !isDigits(o.val) {
-			k.net(o)
+			if unix {
+				// a Unix socket: talking to it reaches what listens on it
+				k.file(Read, k.home(o), false)
+			} else {
+				k.net(o)
+			}
 			break
 		}
 	}
@@ -1780,6 +1800,13 @@ func (k *call) socat() {
 			}
 		case strings.HasPrefix(u, "OPEN:") || strings.HasPrefix(u, "CREATE:"):
 			k.file(Write, sub(f, strings.Split(f.val[strings.IndexByte(f.val, ':')+1:], ",")[0]), false)
+		case strings.HasPrefix(u, "UNIX") || strings.HasPrefix(u, "GOPEN:") || strings.HasPrefix(u, "PIPE:"):
+			// UNIX-CONNECT:, UNIX-CLIENT:, UNIX-SENDTO:, UNIX:, GOPEN:
+			// open the path (a socket reaches what listens on it)
+			k.file(Read, k.home(sub(f, strings.Split(f.val[strings.IndexByte(f.val, ':')+1:], ",")[0])), false)
+		case strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~/") || strings.HasPrefix(f.val, "./"):
+			// an address that is a path is GOPEN
+			k.file(Read, k.home(sub(f, strings.Split(f.val, ",")[0])), false)
 		}
 	}
 	if execs && nets {

@@ -33,6 +33,13 @@ type Effect struct {
 	Reason  string `json:"reason,omitempty"`
 	// Recursive is set for recursive operations (rm -r, chmod -R, cp -r ...).
 	Recursive bool `json:"recursive,omitempty"`
+	// Glob is set when the target was written as a glob, which is not
+	// expanded: Target is then the directory before the first glob
+	// component and Glob the whole pattern, absolute (~/.local/*/token).
+	Glob string `json:"glob,omitempty"`
+	// Meta is set for reads of names and attributes only, not contents
+	// (find's walk, ls, du, stat, tree).
+	Meta bool `json:"meta,omitempty"`
 }
 
 // Span locates a piece of the analysed input.

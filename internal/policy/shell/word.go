@@ -21,6 +21,7 @@ type field struct {
 	remote bool   // came from a substitution that fetches from the network
 	proc   bool   // is a process substitution (/dev/fd/N)
 	under  bool   // stands for files under val (find's {})
+	named  bool   // with under: val is ROOT/NAME, files called NAME anywhere below ROOT
 	// tmpl is set when val is code in which ${__WARDEN_ARG} stands for
 	// bind (xargs -I, find -exec sh -c '... {} ...').
 	tmpl bool

@@ -531,7 +531,13 @@ func (k *call) find() {
 		r.pos, r.end = k.argv[0].end, k.argv[0].end
 		roots = []field{r}
 	}
-	k.files(Read, roots, true)
+	for _, r := range roots {
+		// find's own walk reads names and attributes, not contents
+		if e, ok := k.a.target(k.st, Read, r, true); ok {
+			e.Meta = true
+			k.eff(e)
+		}
+	}
 	if len(roots) > maxFindRoots {
 		roots = roots[:maxFindRoots]
 	}
@@ -561,6 +567,7 @@ func (k *call) find() {
 					// what -exec gets are files called name under the root
 					rb = sub(r, path.Join(r.val, name))
 					rb.glob = strings.ContainsAny(name, "*?[")
+					rb.named = true
 				}
 				rb.under = true
 				var st *state
