@@ -7,8 +7,11 @@ import (
 	"os"
 
 	"github.com/warden-dev/warden/internal/cli"
+	"github.com/warden-dev/warden/internal/sandbox"
 )
 
 func main() {
+	// First: the hidden child mode of sandbox.Command (confine, then exec).
+	sandbox.MaybeRunChild()
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -64,6 +64,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 		newWorkspaceCmd(o),
 		newAgentsCmd(o),
 		newRunCmd(o),
+		newSandboxCmd(o),
 		newVersionCmd(o),
 	)
 	return root

@@ -34,6 +34,7 @@ import (
 	"github.com/warden-dev/warden/internal/protocol/hooks"
 	"github.com/warden-dev/warden/internal/protocol/mcp"
 	"github.com/warden-dev/warden/internal/protocol/monitor"
+	"github.com/warden-dev/warden/internal/sandbox"
 	"github.com/warden-dev/warden/internal/store/sqlite"
 	"github.com/warden-dev/warden/internal/workspace"
 )
@@ -294,6 +295,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	defer os.Remove(filepath.Join(cfg.DataDir, RuntimeName))
 	logger.Info("warden is serving", "version", cfg.Version, "dataDir", cfg.DataDir, "policy", policyName, "pid", rt.PID)
+	sandbox.LogSupport(ctx, logger) // what the kernel cannot enforce, said at start
 	if cfg.Ready != nil {
 		cfg.Ready(rt)
 	}

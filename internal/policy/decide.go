@@ -27,6 +27,8 @@ type Policy struct {
 	// against (the file's rules, compiled for the test env).
 	tests      []Test
 	testPolicy *Policy
+	// sandbox is the file's sandbox section (sandbox.go).
+	sandbox SandboxConfig
 }
 
 // DefaultAction is the effect applied when no rule matches.

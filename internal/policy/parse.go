@@ -35,6 +35,8 @@ type file struct {
 	// TestEnv, when set, is the Env the inline tests run in, so they give
 	// the same answers on every machine.
 	TestEnv *Env `yaml:"test_env"`
+	// Sandbox is what processes warden starts may touch (sandbox.go).
+	Sandbox *SandboxConfig `yaml:"sandbox"`
 }
 
 // Test is one inline test of a policy file.
@@ -135,6 +137,7 @@ func parse(data []byte, env Env, analyze analyzeFunc, allowExtends bool) (*Polic
 	}
 	rules := f.Rules
 	def := f.Default
+	sandbox := f.Sandbox
 	switch f.Extends {
 	case "":
 		if len(f.Disable) > 0 {
@@ -154,6 +157,9 @@ func parse(data []byte, env Env, analyze analyzeFunc, allowExtends bool) (*Polic
 		if def == "" {
 			def = base.Default
 		}
+		if sandbox == nil {
+			sandbox = base.Sandbox
+		}
 	default:
 		return nil, fmt.Errorf("extends: %q is not supported (only \"default\")", f.Extends)
 	}
@@ -167,6 +173,12 @@ func parse(data []byte, env Env, analyze analyzeFunc, allowExtends bool) (*Polic
 	p, err := build(rules, def, env, analyze)
 	if err != nil {
 		return nil, err
+	}
+	if sandbox != nil {
+		if err := sandbox.Validate(); err != nil {
+			return nil, err
+		}
+		p.sandbox = *sandbox
 	}
 	p.tests = f.Tests
 	p.testPolicy = p

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package sandbox
+
+import "errors"
+
+func detectABI() int { return 0 }
+
+func restrict(*Profile, int) error {
+	return errors.New("Landlock exists only on Linux")
+}

@@ -1,0 +1,130 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// ErrNotEnforced is returned when Landlock is not available and the caller
+// did not allow running unconfined.
+var ErrNotEnforced = errors.New("sandbox: this kernel has no Landlock, so nothing can be confined (run with --allow-unconfined to run anyway, unconfined)")
+
+// Restrict confines the calling process with p (every thread; the calling
+// goroutine stays locked to its OS thread, which is the one to exec from).
+// It reports what the kernel enforced. Without Landlock it returns
+// ErrNotEnforced unless allowUnconfined, in which case it confines nothing
+// and returns the (empty) support. It cannot be undone: call it only in a
+// process that is about to exec the confined command.
+func Restrict(p *Profile, allowUnconfined bool) (Support, error) {
+	if err := p.Validate(); err != nil {
+		return Support{}, err
+	}
+	s := Detect()
+	if !s.Enforced() {
+		if allowUnconfined {
+			return s, nil
+		}
+		return s, ErrNotEnforced
+	}
+	if err := restrict(p, s.ABI); err != nil {
+		return s, fmt.Errorf("sandbox: %w", err)
+	}
+	return s, nil
+}
+
+// Exec confines the calling process with p (Restrict), then replaces it
+// with argv (argv[0] looked up in PATH) and env, so the exit status is the
+// command's. It returns only on error.
+func Exec(p *Profile, argv, env []string, allowUnconfined bool) error {
+	if len(argv) == 0 {
+		return errors.New("sandbox: no command")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	if _, err := Restrict(p, allowUnconfined); err != nil {
+		return err
+	}
+	if err := syscall.Exec(path, argv, env); err != nil {
+		return fmt.Errorf("sandbox: exec %s: %w", path, err)
+	}
+	return nil
+}
+
+// childArg marks the hidden child mode of the current executable:
+// EXE childArg PROFILE-JSON -- ARGV...
+const childArg = "__warden_sandbox_child__"
+
+// Command returns a command that runs argv confined by p: the current
+// executable re-executed in its hidden child mode (see MaybeRunChild),
+// which restricts itself and execs argv. Dir is the workspace; the caller
+// may change Dir, Env, the streams and SysProcAttr before starting it.
+// It fails with ErrNotEnforced when the kernel has no Landlock.
+func Command(ctx context.Context, p *Profile, argv []string) (*exec.Cmd, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: no command")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if !Detect().Enforced() {
+		return nil, ErrNotEnforced
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: find warden's executable: %w", err)
+	}
+	enc, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode profile: %w", err)
+	}
+	args := append([]string{childArg, string(enc), "--"}, argv...)
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Dir = p.Workspace
+	return cmd, nil
+}
+
+// DecodeProfile reads a profile as Command encodes it, and validates it.
+func DecodeProfile(data []byte) (*Profile, error) {
+	var p Profile
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("sandbox profile: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// MaybeRunChild runs the hidden child mode when this process was started
+// by Command: it confines itself and execs the command, and never returns
+// (exit status 125 when it cannot confine or start the command). In any
+// other start it returns at once. Call it first thing in main and in
+// TestMain (see the package doc).
+func MaybeRunChild() {
+	if len(os.Args) < 4 || os.Args[1] != childArg {
+		return
+	}
+	os.Exit(runChild(os.Args[2:]))
+}
+
+func runChild(args []string) int {
+	if len(args) < 3 || args[1] != "--" {
+		fmt.Fprintln(os.Stderr, "warden sandbox: malformed child command line")
+		return 125
+	}
+	p, err := DecodeProfile([]byte(args[0]))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "warden sandbox:", err)
+		return 125
+	}
+	err = Exec(p, args[2:], os.Environ(), false)
+	fmt.Fprintln(os.Stderr, "warden sandbox:", err)
+	return 125
+}

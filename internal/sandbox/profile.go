@@ -1,0 +1,473 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/warden-dev/warden/internal/policy"
+)
+
+// Access is what a confined process may do under a path.
+type Access string
+
+// The kinds of access a Profile grants or refuses.
+const (
+	// ReadWrite: read, write, create, remove, rename and execute.
+	ReadWrite Access = "read-write"
+	// ReadExec: read files, list directories, execute programs.
+	ReadExec Access = "read-exec"
+	// ReadOnly: read files and list directories; nothing runs from here.
+	ReadOnly Access = "read-only"
+	// Denied: nothing at all (a secret location; listed to explain, and
+	// checked: no grant may contain one or lie inside one).
+	Denied Access = "denied"
+)
+
+// Entry is one path of a Profile.
+type Entry struct {
+	// Path is absolute and clean.
+	Path string `json:"path"`
+	// Access is what the confined process may do under Path.
+	Access Access `json:"access"`
+	// Why says where the entry comes from ("the workspace", "Go build
+	// cache", "sandbox.readWrite in the policy", "SSH keys", ...).
+	Why string `json:"why"`
+	// Device grants ioctl on device files (terminals).
+	Device bool `json:"device,omitempty"`
+	// Create: a missing directory is created (0700) just before the
+	// profile is applied, so a first build can fill its cache.
+	Create bool `json:"create,omitempty"`
+	// Missing: the path did not exist when the profile was built; it is
+	// granted only if it exists (or is created) when the profile is applied.
+	Missing bool `json:"missing,omitempty"`
+}
+
+// Dropped is a configured grant that was refused, with the reason.
+type Dropped struct {
+	Entry
+	// Reason says which secret location the grant would have exposed.
+	Reason string `json:"reason"`
+}
+
+// Profile is what a confined process may touch. Landlock is an allow-list:
+// everything not under a Grant is refused (reading included).
+type Profile struct {
+	// Workspace is the workspace directory (symlinks resolved).
+	Workspace string `json:"workspace"`
+	// Grants are the allowed paths, in order.
+	Grants []Entry `json:"grants"`
+	// Denied are the secret locations no grant reaches (for explanation).
+	Denied []Entry `json:"denied"`
+	// Dropped are grants refused because they contained or lay inside a
+	// denied location.
+	Dropped []Dropped `json:"dropped,omitempty"`
+}
+
+// Machine is what a Profile is built from besides the policy: the user's
+// home, the temp dirs, warden's own directories and the environment.
+type Machine struct {
+	// Home is the home directory ($HOME).
+	Home string
+	// TempDirs are the read-write temp dirs (unless the policy's
+	// sandbox.tempDirs replaces them).
+	TempDirs []string
+	// DataDir is warden's data dir (token, socket, log, overlay): denied.
+	DataDir string
+	// ConfigDir is warden's config dir: denied.
+	ConfigDir string
+	// Getenv reads the environment (GOCACHE, GOMODCACHE, GOPATH, GOROOT,
+	// XDG_CACHE_HOME, CARGO_HOME, npm_config_cache); nil reads nothing.
+	Getenv func(string) string
+}
+
+// CurrentMachine describes this process's machine: $HOME, the temp dirs
+// (/tmp, /var/tmp, /dev/shm, $TMPDIR), the environment, and warden's data
+// and config dirs as given.
+func CurrentMachine(dataDir, configDir string) (Machine, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Machine{}, fmt.Errorf("sandbox: home directory: %w", err)
+	}
+	temps := []string{"/tmp", "/var/tmp", "/dev/shm"}
+	if t := os.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
+		temps = append(temps, t)
+	}
+	return Machine{Home: home, TempDirs: temps, DataDir: dataDir, ConfigDir: configDir, Getenv: os.Getenv}, nil
+}
+
+func (m Machine) env(key string) string {
+	if m.Getenv == nil {
+		return ""
+	}
+	return m.Getenv(key)
+}
+
+// systemDirs are readable and executable: the system and its toolchains.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/snap", "/nix"}
+
+// devices are the device files everyday programs open.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+
+// terminals are the device files terminals need (with ioctl).
+var terminals = []string{"/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+// homeSecrets are the secret locations in the home directory: never
+// granted, and no grant may contain one.
+var homeSecrets = []struct{ path, why string }{
+	{".ssh", "SSH keys"},
+	{".gnupg", "GnuPG keys"},
+	{".aws", "AWS credentials"},
+	{".azure", "Azure credentials"},
+	{".config/gcloud", "Google Cloud credentials"},
+	{".kube", "Kubernetes credentials"},
+	{".docker", "Docker registry credentials"},
+	{".netrc", "network credentials"},
+	{".git-credentials", "git credentials"},
+	{".config/gh", "GitHub CLI token"},
+	{".config/hub", "hub token"},
+	{".npmrc", "npm config (may hold registry tokens)"},
+	{".yarnrc.yml", "yarn config (may hold registry tokens)"},
+	{".pypirc", "PyPI credentials"},
+	{".cargo/credentials.toml", "crates.io token"},
+	{".cargo/credentials", "crates.io token"},
+	{".gradle/gradle.properties", "Gradle credentials"},
+	{".m2/settings.xml", "Maven credentials"},
+	{".vault-token", "Vault token"},
+	{".terraform.d", "Terraform credentials"},
+	{".password-store", "pass password store"},
+	{".local/share/keyrings", "keyrings"},
+	{".mozilla", "Firefox profiles"},
+	{".config/google-chrome", "Chrome profiles"},
+	{".config/chromium", "Chromium profiles"},
+	{".config/BraveSoftware", "Brave profiles"},
+	{".claude", "Claude Code credentials and settings"},
+	{".claude.json", "Claude Code state"},
+	{".codex", "Codex credentials"},
+	{".local/share/opencode", "OpenCode credentials (auth.json)"},
+	{".config/opencode", "OpenCode config (may hold API keys)"},
+	{".bash_history", "shell history"},
+	{".zsh_history", "shell history"},
+	{".local/share/fish", "shell history"},
+	{".python_history", "Python history"},
+	{".node_repl_history", "Node history"},
+	{".psql_history", "psql history"},
+	{".mysql_history", "MySQL history"},
+	{".lesshst", "less history"},
+}
+
+// Build makes the profile for workspace from the policy's sandbox section
+// and the machine. It refuses a workspace that contains a secret location
+// or warden's data dir (such as the home directory or /), and drops, with
+// the reason in Dropped, every other grant that would.
+func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if m.Home == "" || !filepath.IsAbs(m.Home) {
+		return nil, fmt.Errorf("sandbox: home directory %q is not absolute", m.Home)
+	}
+	if !filepath.IsAbs(workspace) {
+		abs, err := filepath.Abs(workspace)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: workspace %s: %w", workspace, err)
+		}
+		workspace = abs
+	}
+	ws, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if fi, err := os.Stat(ws); err != nil {
+		return nil, fmt.Errorf("sandbox: workspace: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("sandbox: workspace %s is not a directory", ws)
+	}
+	home := filepath.Clean(m.Home)
+	expand := func(p string) string {
+		switch {
+		case p == "~":
+			return home
+		case strings.HasPrefix(p, "~/"):
+			return filepath.Join(home, p[2:])
+		case p == "$WORKSPACE":
+			return ws
+		case strings.HasPrefix(p, "$WORKSPACE/"):
+			return filepath.Join(ws, p[len("$WORKSPACE/"):])
+		}
+		return filepath.Clean(p)
+	}
+
+	p := &Profile{Workspace: ws}
+	for _, s := range homeSecrets {
+		p.Denied = append(p.Denied, Entry{Path: filepath.Join(home, s.path), Access: Denied, Why: s.why})
+	}
+	if m.DataDir != "" {
+		p.Denied = append(p.Denied, Entry{Path: absClean(m.DataDir), Access: Denied, Why: "warden's data dir (token, socket, log, overlay)"})
+	}
+	if m.ConfigDir != "" {
+		p.Denied = append(p.Denied, Entry{Path: absClean(m.ConfigDir), Access: Denied, Why: "warden's config dir"})
+	}
+	for _, d := range cfg.Deny {
+		p.Denied = append(p.Denied, Entry{Path: expand(d), Access: Denied, Why: "sandbox.deny in the policy"})
+	}
+	for i := range p.Denied {
+		p.Denied[i].Missing = !exists(p.Denied[i].Path)
+	}
+	if d, ok := p.conflict(ws); ok {
+		return nil, fmt.Errorf("sandbox: the workspace %s would expose %s (%s): choose a project directory", ws, d.Path, d.Why)
+	}
+
+	add := func(path string, a Access, why string, create, device bool) {
+		e := Entry{Path: path, Access: a, Why: why, Create: create, Device: device}
+		e.Missing = !exists(path)
+		for _, g := range p.Grants {
+			if g.Path == e.Path && g.Access == e.Access {
+				return
+			}
+		}
+		if d, ok := p.conflict(path); ok {
+			p.Dropped = append(p.Dropped, Dropped{Entry: e, Reason: fmt.Sprintf("it would expose %s (%s)", d.Path, d.Why)})
+			return
+		}
+		p.Grants = append(p.Grants, e)
+	}
+
+	add(ws, ReadWrite, "the workspace", false, false)
+	if dir, common := gitWorktreeDirs(ws); dir != "" {
+		// A linked worktree: its own git dir, and of the shared repository
+		// what a commit, a branch or a fetch writes (objects, refs, logs);
+		// the rest (config, hooks) only read, so a confined command cannot
+		// plant a hook that a later unconfined git run would execute.
+		add(dir, ReadWrite, "the workspace's git worktree dir", false, false)
+		if common != "" {
+			for _, sub := range []string{"objects", "refs", "logs"} {
+				add(filepath.Join(common, sub), ReadWrite, "the worktree's repository: "+sub, false, false)
+			}
+			add(common, ReadOnly, "the worktree's repository (config, hooks: read only)", false, false)
+		}
+	}
+	if len(cfg.TempDirs) > 0 {
+		for _, t := range cfg.TempDirs {
+			add(expand(t), ReadWrite, "temp dir (sandbox.tempDirs in the policy)", false, false)
+		}
+	} else {
+		for _, t := range m.TempDirs {
+			add(absClean(t), ReadWrite, "temp dir", false, false)
+		}
+	}
+	for _, d := range devices {
+		add(d, ReadWrite, "device", false, false)
+	}
+	for _, d := range terminals {
+		add(d, ReadWrite, "terminal device", false, true)
+	}
+	for _, d := range systemDirs {
+		add(d, ReadExec, "system and toolchains", false, false)
+	}
+	if dir := resolvConfDir(); dir != "" {
+		add(dir, ReadOnly, "DNS resolver config (/etc/resolv.conf points here)", false, false)
+	}
+	if cfg.UsesDefaults() {
+		for _, c := range homeDefaults(m, home) {
+			add(c.path, c.access, c.why, c.access == ReadWrite, false)
+		}
+	}
+	for _, d := range cfg.ReadWrite {
+		add(expand(d), ReadWrite, "sandbox.readWrite in the policy", false, false)
+	}
+	for _, d := range cfg.ReadOnly {
+		add(expand(d), ReadExec, "sandbox.readOnly in the policy", false, false)
+	}
+	return p, nil
+}
+
+type homeEntry struct {
+	path   string
+	access Access
+	why    string
+}
+
+// homeDefaults are the built-in entries in the home directory: build
+// caches (read-write), toolchains installed in the home (read-exec), and
+// the non-secret config that shells and tools read (read-only).
+func homeDefaults(m Machine, home string) []homeEntry {
+	h := func(p string) string { return filepath.Join(home, p) }
+	cache := h(".cache")
+	if x := m.env("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+		cache = filepath.Clean(x)
+	}
+	gopath := h("go")
+	if g := m.env("GOPATH"); g != "" {
+		if first := filepath.SplitList(g)[0]; filepath.IsAbs(first) {
+			gopath = filepath.Clean(first)
+		}
+	}
+	gocache := filepath.Join(cache, "go-build")
+	if g := m.env("GOCACHE"); filepath.IsAbs(g) {
+		gocache = filepath.Clean(g)
+	}
+	gomodcache := filepath.Join(gopath, "pkg", "mod")
+	if g := m.env("GOMODCACHE"); filepath.IsAbs(g) {
+		gomodcache = filepath.Clean(g)
+	}
+	cargo := h(".cargo")
+	if c := m.env("CARGO_HOME"); filepath.IsAbs(c) {
+		cargo = filepath.Clean(c)
+	}
+	npm := h(".npm")
+	if c := m.env("npm_config_cache"); filepath.IsAbs(c) {
+		npm = filepath.Clean(c)
+	}
+	out := []homeEntry{
+		{gocache, ReadWrite, "Go build cache"},
+		{gomodcache, ReadWrite, "Go module cache"},
+		{npm, ReadWrite, "npm cache"},
+		{filepath.Join(cache, "yarn"), ReadWrite, "yarn cache"},
+		{filepath.Join(cache, "pnpm"), ReadWrite, "pnpm cache"},
+		{h(".local/share/pnpm"), ReadWrite, "pnpm store"},
+		{filepath.Join(cache, "pip"), ReadWrite, "pip cache"},
+		{filepath.Join(cache, "uv"), ReadWrite, "uv cache"},
+		{filepath.Join(cargo, "registry"), ReadWrite, "cargo registry cache"},
+		{filepath.Join(cargo, "git"), ReadWrite, "cargo git cache"},
+	}
+	if g := m.env("GOROOT"); filepath.IsAbs(g) {
+		out = append(out, homeEntry{filepath.Clean(g), ReadExec, "Go toolchain ($GOROOT)"})
+	}
+	for _, t := range []struct{ path, why string }{
+		{filepath.Join(gopath, "bin"), "Go programs (go install)"},
+		{h("sdk"), "Go toolchains (golang.org/dl)"},
+		{h(".local/bin"), "user programs"},
+		{h(".local/lib"), "user libraries (pip --user)"},
+		{filepath.Join(cargo, "bin"), "cargo programs"},
+		{h(".rustup"), "Rust toolchains"},
+		{h(".nvm"), "Node versions (nvm)"},
+		{h(".volta"), "Node versions (volta)"},
+		{h(".pyenv"), "Python versions (pyenv)"},
+		{h(".bun/bin"), "bun"},
+		{h(".deno/bin"), "deno"},
+	} {
+		out = append(out, homeEntry{t.path, ReadExec, t.why})
+	}
+	for _, c := range []struct{ path, why string }{
+		{".gitconfig", "git config"},
+		{".config/git", "git config"},
+		{".bashrc", "shell startup"},
+		{".bash_profile", "shell startup"},
+		{".profile", "shell startup"},
+		{".bash_logout", "shell startup"},
+		{".inputrc", "readline config"},
+		{".zshrc", "shell startup"},
+		{".zshenv", "shell startup"},
+		{".config/go", "go env -w settings"},
+		{".config/pip", "pip config"},
+		{".cargo/config.toml", "cargo config"},
+	} {
+		out = append(out, homeEntry{h(c.path), ReadOnly, c.why})
+	}
+	return out
+}
+
+// conflict returns the denied location that path contains or lies inside,
+// comparing both the path as written and with symlinks resolved.
+func (p *Profile) conflict(path string) (Entry, bool) {
+	cands := []string{path}
+	if r, err := filepath.EvalSymlinks(path); err == nil && r != path {
+		cands = append(cands, r)
+	}
+	for _, d := range p.Denied {
+		ds := []string{d.Path}
+		if r, err := filepath.EvalSymlinks(d.Path); err == nil && r != d.Path {
+			ds = append(ds, r)
+		}
+		for _, c := range cands {
+			for _, dp := range ds {
+				if within(dp, c) || within(c, dp) {
+					return d, true
+				}
+			}
+		}
+	}
+	return Entry{}, false
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	if path == dir || dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, dir+"/")
+}
+
+func absClean(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// gitWorktreeDirs returns, when ws is a linked git worktree (its .git is
+// a file "gitdir: DIR"), DIR and the repository's common dir (from
+// DIR/commondir; "" if absent).
+func gitWorktreeDirs(ws string) (dir, common string) {
+	b, err := os.ReadFile(filepath.Join(ws, ".git"))
+	if err != nil {
+		return "", ""
+	}
+	line, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || line == "" {
+		return "", ""
+	}
+	dir = line
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ws, dir)
+	}
+	dir = filepath.Clean(dir)
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		common = filepath.Clean(common)
+	}
+	return dir, common
+}
+
+// resolvConfDir is the directory /etc/resolv.conf points into when it is a
+// symlink out of /etc (systemd-resolved, resolvconf), so DNS keeps working.
+func resolvConfDir() string {
+	r, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || within(r, "/etc") {
+		return ""
+	}
+	return filepath.Dir(r)
+}
+
+// Validate checks a profile read from elsewhere (the child's command
+// line): an absolute clean workspace, absolute clean paths, known access.
+func (p *Profile) Validate() error {
+	if p.Workspace == "" || !filepath.IsAbs(p.Workspace) || filepath.Clean(p.Workspace) != p.Workspace {
+		return fmt.Errorf("sandbox profile: workspace %q is not an absolute clean path", p.Workspace)
+	}
+	if len(p.Grants) == 0 {
+		return errors.New("sandbox profile: no grants")
+	}
+	for i, e := range p.Grants {
+		if e.Path == "" || !filepath.IsAbs(e.Path) || filepath.Clean(e.Path) != e.Path || strings.ContainsRune(e.Path, 0) {
+			return fmt.Errorf("sandbox profile: grant %d: path %q is not an absolute clean path", i, e.Path)
+		}
+		switch e.Access {
+		case ReadWrite, ReadExec, ReadOnly:
+		default:
+			return fmt.Errorf("sandbox profile: grant %d (%s): unknown access %q", i, e.Path, e.Access)
+		}
+	}
+	return nil
+}
