@@ -152,7 +152,7 @@ func (e *eval) analyse() {
 	if strings.TrimSpace(n.input) == "" {
 		return
 	}
-	opts := shell.Options{Cwd: n.cwd, Home: e.p.roots.home}
+	opts := shell.Options{Cwd: n.cwd, Home: e.p.roots.home, Warden: e.p.roots.binaries}
 	if e.p.roots.home != "" || len(e.p.roots.temps) > 0 {
 		opts.Env = map[string]string{}
 		if e.p.roots.home != "" {
@@ -180,6 +180,7 @@ func (e *eval) analyse() {
 	for _, f := range an.Findings {
 		e.subjects = append(e.subjects, &subject{tags: []string{f.Tag}, span: f.Span.Text})
 	}
+	e.markWardenSignals()
 }
 
 // TagParseError tags a command line the shell parser could not read.

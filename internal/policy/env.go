@@ -16,6 +16,15 @@ type Env struct {
 	// ProtectedDirs are warden's own data and config directories ($PROTECTED
 	// in path patterns): agents may read them but never change them.
 	ProtectedDirs []string `json:"protected_dirs,omitempty" yaml:"protected_dirs,omitempty"`
+	// WardenBinaries are absolute paths of warden's own binaries (the
+	// running daemon's, the one the installed hooks run). A program run by
+	// one of these paths is warden whatever its name; a program named
+	// "warden" always is. Signals to processes of these names are signals
+	// to the daemon.
+	WardenBinaries []string `json:"warden_binaries,omitempty" yaml:"warden_binaries,omitempty"`
+	// DaemonPIDs are the process ids of the running warden daemon(s):
+	// kill of one of them is a signal to the daemon.
+	DaemonPIDs []int `json:"daemon_pids,omitempty" yaml:"daemon_pids,omitempty"`
 }
 
 // DefaultEnv describes this machine from the process environment: the home
@@ -98,6 +107,8 @@ type roots struct {
 	protected       []string
 	protectedR      []string
 	allTemp, allPro []string // lexical and resolved together, for $TEMP/$PROTECTED
+	binaries        []string // warden's binaries, lexical and resolved
+	pids            []int    // the daemon's pids
 }
 
 func newRoots(env Env) *roots {
@@ -122,6 +133,12 @@ func newRoots(env Env) *roots {
 		r.protected = append(r.protected, d)
 		r.protectedR = append(r.protectedR, resolvePath(d))
 	}
+	for _, b := range env.WardenBinaries {
+		if b != "" && filepath.IsAbs(b) {
+			r.binaries = appendUniqueDirs(r.binaries, filepath.Clean(b), resolvePath(filepath.Clean(b)))
+		}
+	}
+	r.pids = append(r.pids, env.DaemonPIDs...)
 	r.allTemp = appendUniqueDirs(appendUniqueDirs(nil, r.temps...), r.tempsR...)
 	r.allPro = appendUniqueDirs(appendUniqueDirs(nil, r.protected...), r.protectedR...)
 	return r

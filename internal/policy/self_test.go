@@ -133,3 +133,158 @@ func TestSelfProtectionDataSymlink(t *testing.T) {
 		{call: c("cat README.md"), want: Allow},
 	})
 }
+
+// TestSelfProtectionCommands: warden's commands that change what it does
+// are denied however warden is reached; the read-only ones stay allowed,
+// and warden sandbox -- CMD is judged as CMD.
+func TestSelfProtectionCommands(t *testing.T) {
+	p := mustDefault(t)
+	D, A := Deny, Allow
+	runCases(t, p, []decideCase{
+		{call: bash("warden approve ap_1 --always"), want: D, rule: "warden-approve"},
+		{call: bash("warden deny ap_1"), want: D, rule: "warden-approve"},
+		{call: bash("/usr/local/bin/warden approve ap_1"), want: D, rule: "warden-approve"},
+		{call: bash("~/go/bin/warden approve ap_1"), want: D, rule: "warden-approve"},
+		{call: bash("./bin/warden --data-dir ~/.local/share/warden approve ap_1"), want: D},
+		{call: bash("warden --data-dir=/home/dev/.local/share/warden approve ap_1"), want: D},
+		{call: bash("go run ./cmd/warden approve ap_1 --always"), want: D, rule: "warden-approve"},
+		{call: bash("go run -tags x github.com/warden-dev/warden/cmd/warden@latest approve ap_1"), want: D},
+		{call: bash("env FOO=1 warden approve ap_1"), want: D},
+		{call: bash("sudo -u dev warden approve ap_1"), want: D},
+		{call: bash("bash -c 'warden approve ap_1'"), want: D},
+		{call: bash("sh -c \"$(echo warden approve ap_1)\""), want: D},
+		{call: bash("echo ap_1 | xargs warden approve"), want: D, rule: "warden-approve"},
+		{call: bash("warden approvals --json | jq -r '.[].id' | xargs -n1 warden approve"), want: D},
+		{call: bash("python3 -c 'import os; os.system(\"warden approve ap_1\")'"), want: D},
+		{call: bash("python3 -c 'import subprocess; subprocess.run([\"warden\", \"approve\", \"ap_1\"])'"), want: D},
+		{call: bash("nohup warden approve ap_1 &"), want: D},
+		{call: bash("W=warden; $W approve ap_1"), want: D},
+		{call: bash("warden install claude"), want: D, rule: "warden-admin"},
+		{call: bash("warden install opencode --global"), want: D},
+		{call: bash("warden uninstall claude"), want: D},
+		{call: bash("warden policy revoke always-ap_1"), want: D, rule: "warden-admin"},
+		{call: bash("warden workspace add /"), want: D},
+		{call: bash("warden workspace remove proj"), want: D},
+		{call: bash("warden workspace create feat"), want: D},
+		{call: bash("warden agents stop -w ."), want: D},
+		{call: bash("warden agents restart"), want: D},
+		{call: bash("warden service install"), want: D},
+		{call: bash("warden stop"), want: D},
+		{call: bash("warden serve"), want: D, rule: "warden-admin"},
+		{call: bash("warden serve --policy /tmp/allow-all.yaml"), want: D},
+		{call: bash("warden control call fs.writeFile '{}'"), want: D},
+		{call: bash("warden run opencode"), want: D},
+		{call: bash("warden some-new-command"), want: D},
+		{call: bash("warden sandbox -w . -- warden approve ap_1"), want: D},
+		{call: bash("warden sandbox -- cat ~/.local/share/warden/token"), want: D, rule: "warden-data"},
+		{call: bash("warden sandbox -w . -- cat ~/.ssh/id_rsa"), want: D, rule: "secret-read"},
+		// read-only commands, and a daemon of the agent's own (warden's tests)
+		{call: bash("warden"), want: A},
+		{call: bash("warden --help"), want: A},
+		{call: bash("warden status"), want: A},
+		{call: bash("warden status --json"), want: A},
+		{call: bash("warden events --json --since 7"), want: A},
+		{call: bash("warden sessions"), want: A},
+		{call: bash("warden approvals"), want: A},
+		{call: bash("warden version"), want: A},
+		{call: bash("warden policy explain -- rm -rf /"), want: A},
+		{call: bash("warden policy check my-policy.yaml"), want: A},
+		{call: bash("warden policy default > /tmp/p.yaml"), want: A},
+		{call: bash("echo '{}' | warden policy eval"), want: A},
+		{call: bash("warden workspace list"), want: A},
+		{call: bash("warden agents"), want: A},
+		{call: bash("warden hook claude < event.json"), want: A},
+		{call: bash("warden sandbox explain -w ."), want: A},
+		{call: bash("warden sandbox -w . -- go test ./..."), want: A},
+		{call: bash("go run ./cmd/warden version"), want: A},
+		{call: bash("go run ./cmd/warden policy explain -- ls"), want: A},
+		{call: bash("go run ./cmd/other approve"), want: A},
+		{call: bash("go test ./..."), want: A},
+		{call: bash("go build -o bin/warden ./cmd/warden"), want: A},
+		{call: bash("warden serve --data-dir /tmp/w --monitor-addr 127.0.0.1:0"), want: A},
+		{call: bash("go run ./cmd/warden serve --data-dir /tmp/w"), want: A},
+		{call: bash("warden --data-dir /tmp/w approve ap_1"), want: A},
+		{call: bash("grep -rn 'warden approve' docs/"), want: A},
+		{call: bash("git commit -m 'warden approve is for a person'"), want: A},
+	})
+}
+
+// TestSelfProtectionSignals: signals to the daemon are denied; other
+// signals are not.
+func TestSelfProtectionSignals(t *testing.T) {
+	env := testEnv()
+	env.WardenBinaries = []string{"/opt/wd/bin/wardend"}
+	env.DaemonPIDs = []int{4242}
+	p, err := Default(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	D, A := Deny, Allow
+	runCases(t, p, []decideCase{
+		{call: bash("pkill warden"), want: D, rule: "warden-signal"},
+		{call: bash("pkill -9 warden"), want: D},
+		{call: bash("pkill -KILL -x warden"), want: D},
+		{call: bash("pkill war"), want: D},
+		{call: bash("pkill -i WARDEN"), want: D},
+		{call: bash("pkill -f 'warden serve'"), want: D},
+		{call: bash("pkill -f serve"), want: D},
+		{call: bash("pkill -f /opt/wd/bin/wardend"), want: D},
+		{call: bash("pkill wardend"), want: D},
+		{call: bash("killall warden"), want: D, rule: "warden-signal"},
+		{call: bash("killall -9 warden"), want: D},
+		{call: bash("killall -s KILL wardend"), want: D},
+		{call: bash("killall -r '^ward'"), want: D},
+		{call: bash("kill 4242"), want: D, rule: "warden-signal"},
+		{call: bash("kill -9 4242"), want: D},
+		{call: bash("kill -s TERM 4242"), want: D},
+		{call: bash("kill -- 4242"), want: D},
+		{call: bash("kill $(pgrep warden)"), want: D},
+		{call: bash("kill -9 `pgrep -f 'warden serve'`"), want: D},
+		{call: bash("pgrep warden | xargs kill"), want: D},
+		{call: bash("kill $(pidof warden)"), want: D},
+		{call: bash("P=$(pgrep warden); kill -9 $P"), want: D},
+		{call: bash("sudo kill -9 4242"), want: D},
+		{call: bash("bash -c 'pkill warden'"), want: D},
+		{call: bash("timeout 5 killall warden"), want: D},
+		{call: bash("systemctl --user stop warden"), want: D},
+		{call: bash("systemctl --user kill warden.service"), want: D},
+		{call: bash("systemctl --user disable --now warden"), want: D},
+		{call: bash("service warden stop"), want: D},
+		{call: bash("launchctl bootout gui/501/dev.warden.daemon"), want: D},
+		{call: bash("kill -9 -1"), want: D, rule: "kill-everything"},
+		{call: bash("kill -- -1"), want: D},
+		{call: bash("pkill -F ~/.local/share/warden/daemon.pid"), want: D},
+		// other processes
+		{call: bash("kill 1234"), want: A},
+		{call: bash("kill -9 1234"), want: A},
+		{call: bash("kill %1"), want: A},
+		{call: bash("kill $!"), want: A},
+		{call: bash("pkill node"), want: A},
+		{call: bash("pkill -f 'vite serve'"), want: A},
+		{call: bash("pkill -x war"), want: A},
+		{call: bash("killall node"), want: A},
+		{call: bash("kill $(pgrep node)"), want: A},
+		{call: bash("pgrep warden"), want: A},
+		{call: bash("pidof warden"), want: A},
+		{call: bash("systemctl --user stop postgresql"), want: A},
+		{call: bash("systemctl --user status warden"), want: A},
+		{call: bash("kill -l"), want: A},
+	})
+}
+
+// TestSelfProtectionBinaryPath: a warden binary known by its path is
+// warden whatever its name.
+func TestSelfProtectionBinaryPath(t *testing.T) {
+	env := testEnv()
+	env.WardenBinaries = []string{"/opt/wd/bin/wardend"}
+	p, err := Default(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, p, []decideCase{
+		{call: bash("/opt/wd/bin/wardend approve ap_1"), want: Deny, rule: "warden-approve"},
+		{call: bash("cd /opt/wd/bin && ./wardend install claude"), want: Deny},
+		{call: bash("/opt/wd/bin/wardend status"), want: Allow},
+		{call: bash("/opt/other/wardend approve ap_1"), want: Allow},
+	})
+}

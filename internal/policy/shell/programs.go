@@ -16,6 +16,9 @@ func (a *analyzer) model(k *call) {
 	switch {
 	case n == "":
 		return
+	case k.isWarden():
+		k.warden()
+		return
 	case isShell(n):
 		k.shell()
 		return
@@ -392,8 +395,8 @@ func (a *analyzer) model(k *call) {
 		k.pkgInstall(n, n, "install", "upgrade", "update", "reinstall", "add", "dist-upgrade", "full-upgrade", "-S", "-Syu", "-Sy")
 	case "go":
 		k.pkgInstall("go", "proxy.golang.org", "install", "get", "mod")
-		if len(k.args) > 1 && k.args[0].val == "run" {
-			k.eff(Effect{Kind: Exec, Target: k.args[len(k.args)-1].text(k.c)})
+		if len(k.args) > 1 && k.args[0].known && k.args[0].val == "run" {
+			k.goRun()
 		}
 	case "docker", "podman", "nerdctl":
 		k.docker()
@@ -469,7 +472,20 @@ func (a *analyzer) model(k *call) {
 		if len(k.args) > 0 && k.args[0].known && (k.args[0].val == "0" || k.args[0].val == "6") {
 			k.tag(TagSystemPower)
 		}
+	case "kill":
+		k.kill()
+	case "pkill", "pgrep", "pidwait":
+		k.pkill()
+	case "killall":
+		k.killall()
+	case "pidof":
+		k.pidof()
+	case "service", "launchctl":
+		k.serviceStop()
 	case "systemctl", "loginctl":
+		if n == "systemctl" {
+			k.serviceStop()
+		}
 		for _, f := range k.args {
 			switch f.val {
 			case "poweroff", "reboot", "halt", "suspend", "hibernate", "kexec", "rescue", "emergency", "hybrid-sleep", "soft-reboot":
@@ -514,7 +530,7 @@ func (a *analyzer) model(k *call) {
 	// programs that take file names without reading their content
 	case "echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname",
 		"pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "unalias",
-		"kill", "killall", "pkill", "pgrep", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr",
+		"sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr",
 		"break", "continue", "wait", "trap", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts",
 		"let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime",
 		"free", "df", "ps", "mkfifo":

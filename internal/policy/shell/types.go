@@ -108,6 +108,10 @@ type Options struct {
 	// Env holds variables known to be set (beyond those assigned in the
 	// command line itself). Variables not here and not assigned are unknown.
 	Env map[string]string
+	// Warden lists absolute paths of warden's own binaries: a program run
+	// by one of these paths is warden whatever its name (it is always
+	// warden by the name "warden").
+	Warden []string
 }
 
 // Tags for recognised operations (Command.Tags) and findings (Finding.Tag).

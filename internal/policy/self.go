@@ -1,0 +1,127 @@
+package policy
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/warden-dev/warden/internal/policy/shell"
+)
+
+// TagWardenSignal is added to a command that signals or stops the warden
+// daemon: kill of its pid, pkill/killall of a pattern that matches warden,
+// systemctl stop of warden's unit, or kill of pids looked up by a pgrep or
+// pidof of warden in the same command line (kill $(pgrep warden)).
+const TagWardenSignal = "warden.signal"
+
+// markWardenSignals tags the commands that signal the daemon.
+func (e *eval) markWardenSignals() {
+	r := e.p.roots
+	lookup := false
+	for _, s := range e.subjects {
+		if s.cmd != nil && hasTag(s.tags, shell.TagProcessFind) && r.matchesWarden(s.attrs) {
+			lookup = true
+		}
+	}
+	for _, s := range e.subjects {
+		if s.cmd == nil || !hasTag(s.tags, shell.TagSignal) {
+			continue
+		}
+		unknownPid := strings.Contains(","+s.attrs["pid"]+",", ",?,")
+		if r.matchesWarden(s.attrs) || lookup && unknownPid {
+			s.tags = append(append([]string(nil), s.tags...), TagWardenSignal)
+		}
+	}
+}
+
+func hasTag(tags []string, t string) bool {
+	for _, x := range tags {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// names are the process names warden's daemon runs under.
+func (r *roots) names() []string {
+	out := []string{shell.WardenName}
+	for _, b := range r.binaries {
+		if n := path.Base(b); n != shell.WardenName {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// matchesWarden reports whether the targets of a process.signal or
+// process.find command (its attrs) include the warden daemon.
+func (r *roots) matchesWarden(attrs map[string]string) bool {
+	for _, p := range strings.Split(attrs["pid"], ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 {
+			continue
+		}
+		for _, pid := range r.pids {
+			if pid == n {
+				return true
+			}
+		}
+	}
+	procs := attrs["process"]
+	if procs == "" {
+		return false
+	}
+	icase := attrs["icase"] == "true"
+	for _, pat := range strings.Split(procs, ",") {
+		if pat == "" || pat == "?" {
+			continue
+		}
+		switch attrs["match"] {
+		case "exact":
+			for _, n := range r.names() {
+				if pat == n || icase && strings.EqualFold(pat, n) || path.Base(pat) == n {
+					return true
+				}
+			}
+		case "unit":
+			// a service unit or launchd label of warden's
+			u := strings.ToLower(pat)
+			if strings.Contains(u, shell.WardenName) {
+				return true
+			}
+			if ok, err := path.Match(u, shell.WardenName+".service"); ok || err != nil {
+				return true
+			}
+			if ok, _ := path.Match(u, shell.WardenName); ok {
+				return true
+			}
+		case "regex", "full":
+			if icase {
+				pat = "(?i)" + pat
+			}
+			re, err := regexp.Compile(pat)
+			if err != nil {
+				continue // pkill refuses it: nothing is signalled
+			}
+			for _, n := range r.names() {
+				subject := n
+				if attrs["match"] == "full" {
+					subject = n + " serve"
+				}
+				if re.MatchString(subject) {
+					return true
+				}
+			}
+			if attrs["match"] == "full" {
+				for _, b := range r.binaries {
+					if re.MatchString(b + " serve") {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,369 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// Tags for warden's own controls and for signals to processes.
+const (
+	// TagWardenAdmin marks a warden subcommand that changes what warden
+	// does: approve, deny, install, uninstall, policy changes, workspace
+	// and agent control, starting or stopping the daemon (Attrs: action,
+	// the subcommand path, e.g. "approve", "workspace add").
+	TagWardenAdmin = "warden.admin"
+	// TagSignal marks a command that sends a signal to, or stops,
+	// processes or services (kill, pkill, killall, systemctl stop, ...).
+	// Attrs: pid (comma-separated pids as written; "?" for one not known
+	// at check time), process (comma-separated names, patterns or service
+	// units), match (exact, regex, or full: the pattern is searched in
+	// the whole command line), icase ("true" for a case-insensitive
+	// pattern).
+	TagSignal = "process.signal"
+	// TagProcessFind marks a command that looks processes up by name and
+	// prints their pids (pgrep, pidof): its output is often given to kill.
+	// Attrs: process, match, icase as for TagSignal.
+	TagProcessFind = "process.find"
+)
+
+// WardenName is the program name of warden's own CLI.
+const WardenName = "warden"
+
+// isWarden reports whether the program k runs is warden: by name, or by
+// one of the paths of its binaries (Options.Warden).
+func (k *call) isWarden() bool {
+	if k.name == WardenName {
+		return true
+	}
+	f := k.argv[0]
+	if len(k.a.opts.Warden) == 0 || !f.known || !strings.Contains(f.val, "/") {
+		return false
+	}
+	e, ok := k.a.target(k.st, Exec, f, false)
+	if !ok || e.Unknown {
+		return false
+	}
+	for _, b := range k.a.opts.Warden {
+		if path.Clean(b) == e.Target {
+			return true
+		}
+	}
+	return false
+}
+
+// wardenReadOnly are warden's subcommands that only show things, and
+// their read-only subcommands ("" is the command alone). Everything else
+// changes what warden does (fail-closed: a subcommand added later is an
+// admin one until it is listed here).
+var wardenReadOnly = map[string][]string{
+	"":           {""},
+	"help":       nil, // any
+	"version":    nil,
+	"status":     nil,
+	"events":     nil,
+	"sessions":   nil,
+	"approvals":  nil,
+	"completion": nil,
+	"doctor":     nil,
+	"hook":       nil, // what the installed hooks run: it asks the daemon, like the agent's own calls
+	"policy":     {"", "check", "default", "eval", "explain", "test"},
+	"workspace":  {"", "list", "ls"},
+	"agents":     {"", "list", "ls", "status"},
+	"sandbox":    {"explain", "check", "profile"},
+}
+
+// wardenValueFlags are warden's global options that take a value.
+var wardenValueFlags = []string{"data-dir", "config"}
+
+// warden models warden's own CLI. Subcommands that change what warden
+// does are tagged TagWardenAdmin (attr action); the read-only ones are
+// nothing. A --data-dir names another daemon's data dir: the command then
+// acts on that dir (read for read-only subcommands, write otherwise)
+// instead of on the daemon the person runs, so it is judged by where that
+// dir is. "warden sandbox [-w DIR] [--] CMD" runs CMD, judged as CMD.
+func (k *call) warden() {
+	args := k.args
+	var dataDir *field
+	var words []field
+	isSandbox := func() bool { return len(words) == 1 && words[0].known && words[0].val == "sandbox" }
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.known && f.val == "--" {
+			if isSandbox() {
+				k.sandboxRun(args[i+1:])
+				return
+			}
+			break // the rest are arguments (policy explain -- CMD)
+		}
+		if f.known && strings.HasPrefix(f.val, "-") && len(f.val) > 1 {
+			name, val, eq := strings.Cut(strings.TrimLeft(f.val, "-"), "=")
+			takes := contains(wardenValueFlags, name) || isSandbox() && (name == "w" || name == "workspace")
+			if name == "data-dir" {
+				switch {
+				case eq:
+					d := sub(f, val)
+					dataDir = &d
+				case i+1 < len(args):
+					d := args[i+1]
+					dataDir = &d
+				}
+			}
+			if takes && !eq {
+				i++
+			}
+			continue
+		}
+		if isSandbox() && !(f.known && isSandboxSub(f.val)) {
+			k.sandboxRun(args[i:])
+			return
+		}
+		words = append(words, f)
+	}
+	sc, sc2 := "", ""
+	if len(words) > 0 {
+		if !words[0].known {
+			k.wardenAdmin("(a subcommand not known at check time)", dataDir)
+			return
+		}
+		sc = words[0].val
+	}
+	if len(words) > 1 && words[1].known {
+		sc2 = words[1].val
+	}
+	subs, ok := wardenReadOnly[sc]
+	switch {
+	case ok && subs == nil, ok && contains(subs, sc2) && (len(words) < 2 || words[1].known):
+		k.wardenData(dataDir, Read)
+		return
+	case sc == "sandbox" && len(words) == 1:
+		return // warden sandbox alone prints its usage
+	}
+	action := sc
+	switch {
+	case len(words) > 1 && !words[1].known:
+		action += " (a subcommand not known at check time)"
+	case sc2 != "" && len(wardenReadOnly[sc]) > 0:
+		action += " " + sc2 // workspace add, policy revoke, agents stop
+	}
+	k.wardenAdmin(action, dataDir)
+}
+
+// sandboxRun models "warden sandbox -- CMD": CMD runs (confined), and is
+// judged as CMD.
+func (k *call) sandboxRun(cmd []field) {
+	k.wrapper = true
+	k.inner(cmd, "warden sandbox", nil, nil)
+}
+
+func isSandboxSub(v string) bool {
+	return contains(wardenReadOnly["sandbox"], v)
+}
+
+// wardenAdmin tags an admin subcommand. With an explicit --data-dir the
+// command acts on that dir's daemon, not the person's: it is a write of
+// that dir, judged by where it is (warden's own dir: denied; a test
+// daemon's dir in the temp dir: allowed).
+func (k *call) wardenAdmin(action string, dataDir *field) {
+	if dataDir != nil {
+		k.wardenData(dataDir, Write)
+		return
+	}
+	k.tag(TagWardenAdmin)
+	k.attr("action", action)
+}
+
+func (k *call) wardenData(dataDir *field, kind Kind) {
+	if dataDir == nil {
+		return
+	}
+	k.file(kind, k.home(*dataDir), true)
+}
+
+// goRun models "go run [build flags] PKG [ARGS]": it executes PKG; when
+// PKG is warden's own main package (its last element is "warden", as in
+// ./cmd/warden or github.com/…/cmd/warden@latest) the program is warden
+// with ARGS, so "go run ./cmd/warden approve X" is "warden approve X".
+func (k *call) goRun() {
+	valued := []string{"C", "exec", "tags", "ldflags", "gcflags", "asmflags", "gccgoflags", "mod", "modfile", "overlay",
+		"pkgdir", "toolexec", "buildmode", "compiler", "installsuffix", "p", "pgo", "covermode", "coverpkg", "o"}
+	args := k.args[1:]
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		if !f.known || !strings.HasPrefix(f.val, "-") {
+			break
+		}
+		name, _, eq := strings.Cut(strings.TrimLeft(f.val, "-"), "=")
+		i++
+		if !eq && contains(valued, name) {
+			i++
+		}
+	}
+	if i >= len(args) {
+		return
+	}
+	pkg := args[i]
+	if !pkg.known {
+		k.eff(Effect{Kind: Exec, Unknown: true, Reason: orDefault(pkg.reason, "the package is not known at check time")})
+		return
+	}
+	p := pkg.val
+	if at := strings.LastIndexByte(p, '@'); at > 0 {
+		p = p[:at]
+	}
+	k.eff(Effect{Kind: Exec, Target: p})
+	if strings.HasSuffix(p, ".go") {
+		return
+	}
+	if p == "." || p == "./" || p == ".." {
+		if k.st.dir == "" {
+			return
+		}
+		p = path.Join(k.st.dir, p)
+	}
+	// the built program is named after the package (its last element);
+	// warden's own main package is warden
+	if path.Base(strings.TrimSuffix(p, "/")) != WardenName {
+		return
+	}
+	argv := append([]field{sub(pkg, WardenName)}, args[i+1:]...)
+	k.inner(argv, "go run", nil, nil)
+}
+
+// signal tags k as sending a signal (TagSignal) or looking processes up
+// (TagProcessFind) with the given targets. Values not known at check time
+// are "?".
+func (k *call) signal(tag string, pids, procs []field, match string, icase bool) {
+	k.tag(tag)
+	join := func(fs []field) string {
+		var out []string
+		for _, f := range fs {
+			if f.known {
+				out = append(out, f.val)
+			} else {
+				out = append(out, "?")
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	if len(pids) > 0 {
+		k.attr("pid", join(pids))
+	}
+	if len(procs) > 0 {
+		k.attr("process", join(procs))
+		k.attr("match", match)
+		if icase {
+			k.attr("icase", "true")
+		}
+	}
+}
+
+// kill models kill PID... and kill -SIG PID...: what it signals are its
+// operands (pids, -PGID, -1 for every process, %job). The first -X is
+// the signal; a -N after it is a process group (kill -9 -1).
+func (k *call) kill() {
+	var pids []field
+	sig := false
+	for i := 0; i < len(k.args); i++ {
+		f := k.args[i]
+		v := f.val
+		switch {
+		case !f.known:
+			pids = append(pids, f)
+		case v == "--":
+			pids = append(pids, k.args[i+1:]...)
+			i = len(k.args)
+		case v == "-l" || v == "-L" || v == "--list" || v == "--table":
+			return // lists signal names
+		case v == "-s" || v == "-n" || v == "--signal":
+			i++
+			sig = true
+		case strings.HasPrefix(v, "-") && len(v) > 1 && !sig:
+			sig = true
+		default:
+			pids = append(pids, f)
+		}
+	}
+	k.signal(TagSignal, pids, nil, "", false)
+}
+
+// pkill models pkill and pgrep: the processes are those whose name (or
+// with -f whole command line) matches the pattern, a regex; -x makes it
+// exact. pkill -F FILE reads the pids from FILE.
+func (k *call) pkill() {
+	p := parseOpts(k.args, spec{arg: "gGPsStuUF", long: []string{"signal", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "pgroup", "runstates", "env", "cgroup"}, num: true})
+	for _, f := range p.all("F", "pidfile") {
+		k.file(Read, k.home(f), false)
+	}
+	match := "regex"
+	if p.has("f", "full") {
+		match = "full"
+	} else if p.has("x", "exact") {
+		match = "exact"
+	}
+	icase := p.has("i", "ignore-case")
+	ops := p.ops
+	tag := TagSignal
+	if k.name == "pgrep" || k.name == "pidwait" {
+		tag = TagProcessFind
+	}
+	if len(ops) == 0 {
+		return
+	}
+	k.signal(tag, nil, ops, match, icase)
+}
+
+// killall models killall NAME...: exact process names (-r: regexes).
+func (k *call) killall() {
+	p := parseOpts(k.args, spec{arg: "sunoyZ", long: []string{"signal", "user", "ns", "older-than", "younger-than", "context"}, num: true})
+	if p.has("l", "list", "V", "version") {
+		return
+	}
+	match := "exact"
+	if p.has("r", "regexp") {
+		match = "regex"
+	}
+	if len(p.ops) == 0 {
+		return
+	}
+	k.signal(TagSignal, nil, p.ops, match, p.has("I", "ignore-case"))
+}
+
+// pidof models pidof NAME...: it prints the pids of the named programs.
+func (k *call) pidof() {
+	p := parseOpts(k.args, spec{arg: "o"})
+	if len(p.ops) > 0 {
+		k.signal(TagProcessFind, nil, p.ops, "exact", false)
+	}
+}
+
+// serviceStop models stopping or signalling a service: systemctl
+// stop|kill|restart|disable|mask UNIT..., service UNIT stop,
+// launchctl stop|kill|remove|unload|bootout LABEL.
+func (k *call) serviceStop() {
+	switch k.name {
+	case "systemctl":
+		p := parseOpts(k.args, spec{arg: "tspPHMnos", long: []string{"type", "state", "property", "host", "machine", "signal", "kill-whom", "kill-value", "root", "lines", "output", "job-mode", "what", "boot-loader-entry", "reboot-argument", "timestamp", "image", "drop-in", "when", "message"}})
+		if len(p.ops) < 2 || !p.ops[0].known {
+			return
+		}
+		switch p.ops[0].val {
+		case "stop", "kill", "restart", "try-restart", "reload-or-restart", "try-reload-or-restart", "disable", "mask", "freeze", "clean", "revert":
+			k.signal(TagSignal, nil, p.ops[1:], "unit", false)
+		}
+	case "service":
+		if len(k.args) >= 2 && k.args[1].known {
+			switch k.args[1].val {
+			case "stop", "restart", "force-reload", "force-stop":
+				k.signal(TagSignal, nil, k.args[:1], "unit", false)
+			}
+		}
+	case "launchctl":
+		if len(k.args) >= 2 && k.args[0].known {
+			switch k.args[0].val {
+			case "stop", "kill", "remove", "unload", "bootout", "disable":
+				k.signal(TagSignal, nil, k.args[1:], "unit", false)
+			}
+		}
+	}
+}
