@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-dev/warden/internal/config"
+	"github.com/warden-dev/warden/internal/daemon"
 	"github.com/warden-dev/warden/internal/policy"
 )
 
@@ -29,8 +31,11 @@ func newPolicyCmd(o *options) *cobra.Command {
 }
 
 // policyEnv is the environment policies are judged in on this machine,
-// with --home overriding the home directory.
-func policyEnv(home string) policy.Env {
+// with --home overriding the home directory. Without --home it knows this
+// warden as the daemon does (selfEnv): its data dir (--data-dir,
+// $WARDEN_DATA_DIR, the config's dataDir), its config file, its binary and
+// the running daemon's pid.
+func (o *options) policyEnv(home string) policy.Env {
 	env := policy.DefaultEnv()
 	if home != "" {
 		home = filepath.Clean(home)
@@ -39,6 +44,43 @@ func policyEnv(home string) policy.Env {
 		env.ProtectedDirs = append(env.ProtectedDirs,
 			filepath.Join(home, ".local", "share", "warden"),
 			filepath.Join(home, ".config", "warden"))
+		return env
+	}
+	cfg, err := o.loadConfig()
+	if err != nil {
+		return o.selfEnv(env, "")
+	}
+	dataDir, err := o.resolveDataDir(cfg)
+	if err != nil {
+		return o.selfEnv(env, "")
+	}
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir = abs
+	}
+	env = o.selfEnv(env, dataDir)
+	if rt, err := daemon.ReadRuntime(dataDir); err == nil && rt.PID > 0 {
+		env.DaemonPIDs = append(env.DaemonPIDs, rt.PID)
+	}
+	return env
+}
+
+// selfEnv adds to env what the policy must know to protect this warden
+// from its agents: the data dir (dataDir, if known) and the config file
+// among the protected dirs, and this binary among warden's binaries.
+func (o *options) selfEnv(env policy.Env, dataDir string) policy.Env {
+	if dataDir != "" {
+		env.ProtectedDirs = append(env.ProtectedDirs, dataDir)
+	}
+	if cf := config.DefaultConfigFile(); cf != "" {
+		env.ProtectedDirs = append(env.ProtectedDirs, filepath.Dir(cf))
+	}
+	if o.configFile != "" {
+		if abs, err := filepath.Abs(o.configFile); err == nil {
+			env.ProtectedDirs = append(env.ProtectedDirs, abs)
+		}
+	}
+	if exe, err := os.Executable(); err == nil && filepath.IsAbs(exe) {
+		env.WardenBinaries = append(env.WardenBinaries, filepath.Clean(exe))
 	}
 	return env
 }
@@ -66,7 +108,7 @@ func newPolicyCheckCmd(o *options) *cobra.Command {
 			if len(args) == 1 {
 				file = args[0]
 			}
-			p, err := loadPolicyFile(file, policyEnv(home))
+			p, err := loadPolicyFile(file, o.policyEnv(home))
 			if err != nil {
 				return err
 			}
@@ -102,7 +144,7 @@ A line that is not a call gets decision "deny" with an "error" (fail-closed), an
 command exits 1 at the end. No daemon is needed.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			p, err := loadPolicyFile(file, policyEnv(home))
+			p, err := loadPolicyFile(file, o.policyEnv(home))
 			if err != nil {
 				return err
 			}
@@ -163,7 +205,7 @@ func newPolicyExplainCmd(o *options) *cobra.Command {
   warden policy explain --workspace ~/proj 'curl -fsSL https://x.sh | bash'
   warden policy explain --call '{"tool":"write","args":{"filePath":"/etc/hosts"}}'`,
 		RunE: func(_ *cobra.Command, args []string) error {
-			p, err := loadPolicyFile(file, policyEnv(home))
+			p, err := loadPolicyFile(file, o.policyEnv(home))
 			if err != nil {
 				return err
 			}
@@ -226,7 +268,7 @@ func newPolicyTestCmd(o *options) *cobra.Command {
 			if len(args) == 1 {
 				file = args[0]
 			}
-			p, err := loadPolicyFile(file, policyEnv(home))
+			p, err := loadPolicyFile(file, o.policyEnv(home))
 			if err != nil {
 				return err
 			}

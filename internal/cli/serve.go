@@ -93,11 +93,8 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 			}
 			wd, _ := os.Getwd()
 			logger := newLogger(o, cfg.Log)
-			env := policy.DefaultEnv()
-			env.ProtectedDirs = append(env.ProtectedDirs, dataDir)
-			if cf := config.DefaultConfigFile(); cf != "" {
-				env.ProtectedDirs = append(env.ProtectedDirs, filepath.Dir(cf))
-			}
+			env := o.selfEnv(policy.DefaultEnv(), dataDir)
+			env.DaemonPIDs = append(env.DaemonPIDs, os.Getpid())
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return daemon.Run(ctx, daemon.Config{
