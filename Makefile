@@ -9,7 +9,8 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse
                  ./internal/jsonrpc:FuzzDecode ./internal/editor:FuzzApply ./internal/lsp:FuzzReadMessage \
                  ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/wsfs:FuzzRel \
                  ./internal/protocol/mcp:FuzzResolvePath ./internal/integrations/configtmpl:FuzzRender \
-                 ./internal/integrations/opencode:FuzzSSE ./internal/policy:FuzzParseSandbox ./internal/sandbox:FuzzDecodeProfile
+                 ./internal/integrations/opencode:FuzzSSE ./internal/policy:FuzzParseSandbox ./internal/sandbox:FuzzDecodeProfile \
+                 ./internal/credential:FuzzParse
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 

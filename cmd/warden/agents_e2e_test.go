@@ -268,6 +268,31 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 	if out, _, _ := warden(t, data, "", "agents", "--json"); strings.Contains(out, string(bytes.TrimSpace(token))) {
 		t.Fatal("warden agents --json shows the token")
 	}
+	// Each server's generated config carries its workspace's scoped agent
+	// credential, never the admin token, and no environment holds either.
+	if bytes.Contains(environ, []byte("wardenagent_")) || bytes.Contains(environ, []byte("WARDEN_MCP_TOKEN")) {
+		t.Fatalf("OpenCode's environment holds its credential: %q", bytes.ReplaceAll(environ, []byte{0}, []byte{' '}))
+	}
+	cfgs, err := filepath.Glob(filepath.Join(data, "agents", "config", "opencode-*.json"))
+	if err != nil || len(cfgs) != 2 {
+		t.Fatalf("generated OpenCode configs: %v %v", cfgs, err)
+	}
+	for _, cfg := range cfgs {
+		b, err := os.ReadFile(cfg)
+		if err != nil || bytes.Contains(b, bytes.TrimSpace(token)) || !bytes.Contains(b, []byte(`"Bearer wardenagent_`)) {
+			t.Fatalf("generated config %s (%v):\n%s", cfg, err, b)
+		}
+	}
+	credsOut, _, _ := warden(t, data, "", "credentials", "--json")
+	var creds []struct{ ID, Workspace, Agent string }
+	if err := json.Unmarshal([]byte(credsOut), &creds); err != nil || len(creds) != 2 {
+		t.Fatalf("credentials --json: %v\n%s", err, credsOut)
+	}
+	for _, c := range creds {
+		if c.Agent != "opencode" || (c.Workspace != wsA && c.Workspace != wsB) {
+			t.Fatalf("credential %+v", c)
+		}
+	}
 	// The human table shows them too.
 	if out, _, _ := warden(t, data, "", "agents"); !strings.Contains(out, "alpha") || !strings.Contains(out, "beta") || !strings.Contains(out, "opencode") {
 		t.Fatalf("agents table:\n%s", out)
@@ -635,5 +660,19 @@ func TestWardenRunClaudeGetsWardenMCP(t *testing.T) {
 	}
 	if fi, err := os.Stat(cfg[0]); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("MCP config mode: %v %v", fi, err)
+	}
+	// It carries the workspace's scoped Claude Code credential, never the
+	// admin token.
+	token, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(cfg[0])
+	if err != nil || strings.Contains(string(b), strings.TrimSpace(string(token))) || !strings.Contains(string(b), `"Bearer wardenagent_`) {
+		t.Fatalf("generated MCP config (%v):\n%s", err, b)
+	}
+	credsOut, _, _ := warden(t, data, "", "credentials", "--json")
+	if !strings.Contains(credsOut, `"agent": "claude-code"`) || !strings.Contains(credsOut, `"workspace": "`+ws+`"`) {
+		t.Fatalf("credentials --json:\n%s", credsOut)
 	}
 }

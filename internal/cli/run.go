@@ -220,9 +220,11 @@ func (o *options) runClaude(ctx context.Context, args []string) error {
 
 // claudeMCPConfig writes Claude Code's MCP config for the registered
 // workspace holding the current directory (warden's MCP door, the
-// workspace header, the token) into the data dir, which the policy keeps
-// agents out of, and returns its path: "" when warden does not run or the
-// directory is in no registered workspace.
+// workspace header, the workspace's scoped Claude Code credential, which
+// the daemon mints on request over the admin socket; never the admin
+// token) into the data dir, which the policy keeps agents out of, and
+// returns its path: "" when warden does not run or the directory is in no
+// registered workspace.
 func (o *options) claudeMCPConfig(ctx context.Context) (string, error) {
 	cfg, err := o.loadConfig()
 	if err != nil {
@@ -244,7 +246,7 @@ func (o *options) claudeMCPConfig(ctx context.Context) (string, error) {
 	if err != nil || len(rows) == 0 {
 		return "", nil // not a registered workspace
 	}
-	addr, token, err := doorOf(dataDir, "mcp")
+	addr, _, err := doorOf(dataDir, "mcp")
 	if err != nil {
 		return "", err
 	}
@@ -257,10 +259,14 @@ func (o *options) claudeMCPConfig(ctx context.Context) (string, error) {
 		return "", err
 	}
 	root := rows[0].Workspace
+	cred, err := c.MintCredential(ctx, root, string(agent.ClaudeCode))
+	if err != nil {
+		return "", fmt.Errorf("agent credential: %w", err)
+	}
 	sum := sha256.Sum256([]byte(root))
 	target := filepath.Join(dataDir, "agents", "config", "claude-mcp-"+hex.EncodeToString(sum[:6])+".json")
 	err = setup.GenerateConfig(target, map[string]string{
-		"WARDEN_MCP_PORT": port, "WARDEN_WORKSPACE_PATH": root, "WARDEN_TOKEN": token,
+		"WARDEN_MCP_PORT": port, "WARDEN_WORKSPACE_PATH": root, agent.CredentialVar: cred.Token,
 	})
 	return target, err
 }

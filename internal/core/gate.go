@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -256,12 +257,20 @@ func orDefault(s, def string) string {
 	return s
 }
 
+// ErrWithdrawApproves is returned by Withdraw for an approving outcome.
+var ErrWithdrawApproves = errors.New("only an admin-authenticated client approves a call; a withdrawal never lets it through")
+
 // Withdraw closes the pending approval of the call callID from source
-// without a person's answer: the agent answered it itself (outcome
-// approved or denied, by the agent) or forgot it (approval.Lost). The
-// resolution is durable before the waiting Gate returns it. It returns
-// approval.ErrNotFound when no such approval waits.
+// without a person's answer: the agent answered it itself (canceled or
+// denied) or forgot it (approval.Lost). It never approves: an approving
+// outcome is refused with ErrWithdrawApproves and the approval keeps
+// waiting, since only Resolve, which the admin API alone calls, lets a
+// waiting call run. The resolution is durable before the waiting Gate
+// returns it. It returns approval.ErrNotFound when no such approval waits.
 func (c *Core) Withdraw(ctx context.Context, source, callID string, res approval.Resolution) (approval.Request, error) {
+	if res.Allowed() {
+		return approval.Request{}, fmt.Errorf("withdraw call %s of %s: %w", callID, source, ErrWithdrawApproves)
+	}
 	for _, req := range c.approvals.List() {
 		if req.Source != source || req.CallID != callID {
 			continue

@@ -203,15 +203,26 @@ func TestWithdrawClosesOnlyTheNamedCall(t *testing.T) {
 	if len(l) != 1 || l[0].ID != reqB.ID {
 		t.Fatalf("pending after withdrawing call-a: %+v, want only call-b", l)
 	}
-	// An agent's own approval, recorded, lets the call through.
-	if _, err := c.Withdraw(t.Context(), withdrawSource, "call-b", approval.Resolution{Outcome: approval.Approved, By: "agent"}); err != nil {
+	// An agent cannot approve its own call by withdrawing it: refused,
+	// and the call keeps waiting for a person.
+	if _, err := c.Withdraw(t.Context(), withdrawSource, "call-b", approval.Resolution{Outcome: approval.Approved, By: "agent", Always: true}); !errors.Is(err, core.ErrWithdrawApproves) {
+		t.Fatalf("an approving withdrawal: %v", err)
+	}
+	if l := c.Approvals(); len(l) != 1 || l[0].ID != reqB.ID {
+		t.Fatalf("pending after the approving withdrawal: %+v, want call-b", l)
+	}
+	if rs := resolvedOf(t, c, reqB.ID); len(rs) != 0 {
+		t.Fatalf("call-b resolved by a withdrawal: %v", rs)
+	}
+	// A denial by the agent closes it, blocked.
+	if _, err := c.Withdraw(t.Context(), withdrawSource, "call-b", approval.Resolution{Outcome: approval.Denied, By: "agent"}); err != nil {
 		t.Fatal(err)
 	}
-	if v := verdictOf(t, gotB); !v.Allowed || v.Outcome != approval.Approved {
+	if v := verdictOf(t, gotB); v.Allowed || v.Outcome != approval.Denied {
 		t.Fatalf("call-b verdict %+v", v)
 	}
 	rs := resolvedOf(t, c, reqB.ID)
-	if len(rs) != 1 || rs[0]["outcome"] != "approved" || rs[0]["by"] != "agent" {
+	if len(rs) != 1 || rs[0]["outcome"] != "denied" || rs[0]["by"] != "agent" {
 		t.Fatalf("call-b approval.resolved = %v", rs)
 	}
 }

@@ -6,8 +6,6 @@ package daemon
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,12 +17,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/netguard"
@@ -111,9 +109,14 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	defer unlock()
 
-	token, err := ensureToken(filepath.Join(cfg.DataDir, admin.TokenName))
-	if err != nil {
-		return err
+	// No process warden starts (agent servers, terminals, language
+	// servers, debuggers) inherits a token from the daemon's own
+	// environment.
+	if _, ok := os.LookupEnv("WARDEN_TOKEN"); ok {
+		logger.Warn("WARDEN_TOKEN is set in warden serve's environment; removed so no agent inherits it (warden reads its token from the data dir)")
+		if err := os.Unsetenv("WARDEN_TOKEN"); err != nil {
+			return fmt.Errorf("unset WARDEN_TOKEN: %w", err)
+		}
 	}
 	pol, policyName, err := loadPolicy(cfg.PolicyFile, cfg.PolicyEnv)
 	if err != nil {
@@ -139,6 +142,15 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if err := c.Start(ctx); err != nil {
 		return err
 	}
+	// The admin credential (<data-dir>/token) and the scoped agent
+	// credentials; mints and revocations are recorded in the log.
+	creds, err := credential.Open(credential.Options{
+		Dir: cfg.DataDir, Record: c.Record, Logger: logger.With("part", "credentials"),
+	})
+	if err != nil {
+		return err
+	}
+	token := creds.AdminToken()
 
 	rt := Runtime{
 		PID: os.Getpid(), Version: cfg.Version, Started: time.Now().UTC(), DataDir: cfg.DataDir,
@@ -226,15 +238,16 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	sv, err := supervisor.New(supervisor.Options{
 		Core: c, Registry: reg, Logger: logger.With("part", "supervisor"),
 		AgentDir: filepath.Join(cfg.DataDir, "agents"),
-		Env:      agentEnv(rt, token, cfg.DataDir), HookPort: portOf(rt.Listeners["hooks"]),
-		Binaries: cfg.AgentBinaries, NpmDirs: cfg.NpmDirs,
+		Env:      agentEnv(rt, cfg.DataDir), HookPort: portOf(rt.Listeners["hooks"]),
+		Credentials: agentCredentials{creds},
+		Binaries:    cfg.AgentBinaries, NpmDirs: cfg.NpmDirs,
 	})
 	if err != nil {
 		closeAll()
 		return err
 	}
 	mcpDoor, err := mcp.New(mcp.Options{
-		Core: c, Token: token, Workspaces: mcpWorkspaces{sv}, Commands: controlCommands{ctl},
+		Core: c, Credentials: creds, Workspaces: mcpWorkspaces{sv}, Commands: controlCommands{ctl},
 		Logger: logger.With("door", "mcp"), Version: cfg.Version,
 	})
 	if err != nil {
@@ -263,7 +276,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		closeAll()
 		return fmt.Errorf("admin socket %s: %w", rt.Socket, err)
 	}
-	adm := &admin.Server{Core: c, Token: token, Logger: logger, Supervisor: sv, Status: func() admin.Status {
+	adm := &admin.Server{Core: c, Credentials: creds, Logger: logger, Supervisor: sv, Status: func() admin.Status {
 		return admin.Status{Version: rt.Version, PID: rt.PID, Started: rt.Started, DataDir: rt.DataDir, Listeners: rt.Listeners, Policy: rt.Policy}
 	}}
 	servers = append(servers, bound{"admin", sockLn, adm.Handler()})
@@ -378,32 +391,6 @@ func loadPolicy(file string, env policy.Env) (*policy.Policy, string, error) {
 	return p, file, nil
 }
 
-// ensureToken reads the token file, creating it (mode 0600) on first run.
-func ensureToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		if tok := strings.TrimSpace(string(b)); tok != "" {
-			if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-				if err := os.Chmod(path, 0o600); err != nil {
-					return "", fmt.Errorf("token %s is readable by others and cannot be fixed: %w", path, err)
-				}
-			}
-			return tok, nil
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("read token: %w", err)
-	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", fmt.Errorf("generate token: %w", err)
-	}
-	tok := hex.EncodeToString(raw[:])
-	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write token: %w", err)
-	}
-	return tok, nil
-}
-
 func writeRuntime(path string, rt Runtime) error {
 	b, err := json.MarshalIndent(rt, "", "  ")
 	if err != nil {
@@ -444,10 +431,11 @@ func lockDataDir(dir string) (func(), error) {
 }
 
 // agentEnv is the WARDEN_* environment every supervised agent gets: where
-// warden's doors are and the token to reach them (docs/protocols.md maps
-// these to the spec's CODEHYDRA_* names).
-func agentEnv(rt Runtime, token, dataDir string) map[string]string {
-	env := map[string]string{"WARDEN_TOKEN": token, "WARDEN_DATA_DIR": dataDir}
+// warden's doors are, never a credential (docs/protocols.md maps these to
+// the spec's CODEHYDRA_* names). The agent's scoped credential goes into
+// its generated config only.
+func agentEnv(rt Runtime, dataDir string) map[string]string {
+	env := map[string]string{"WARDEN_DATA_DIR": dataDir}
 	if a := rt.Listeners["mcp"]; a != "" {
 		env["WARDEN_MCP_PORT"] = strconv.Itoa(portOf(a))
 		env["WARDEN_MCP_URL"] = "http://" + a + "/mcp"
@@ -471,6 +459,15 @@ func portOf(addr string) int {
 	}
 	n, _ := strconv.Atoi(p)
 	return n
+}
+
+// agentCredentials mints the scoped credentials of supervised agents'
+// configs.
+type agentCredentials struct{ s *credential.Store }
+
+func (a agentCredentials) AgentToken(ctx context.Context, root string, t agent.Type) (string, error) {
+	m, err := a.s.Mint(ctx, root, string(t))
+	return m.Token, err
 }
 
 // mcpWorkspaces serves the MCP door's workspace tools from the supervisor.

@@ -38,6 +38,11 @@ const (
 	WorkspaceMetadata Type = "workspace.metadata"
 	AgentServer       Type = "agent.server"
 	AgentStatus       Type = "agent.status"
+
+	// Scoped agent credentials minted and revoked, recorded in
+	// SystemSession (never the secret).
+	CredentialMinted  Type = "credential.minted"
+	CredentialRevoked Type = "credential.revoked"
 )
 
 // SystemSession is the session of warden's own records (workspaces added

@@ -12,6 +12,12 @@ import (
 	"errors"
 )
 
+// CredentialVar is the config-template variable that carries the
+// workspace's scoped agent credential (the MCP door, this workspace only)
+// into a generated agent config. It never goes into a process's
+// environment, where the agent's shell could read it.
+const CredentialVar = "WARDEN_MCP_TOKEN"
+
 // Type names an agent type.
 type Type string
 

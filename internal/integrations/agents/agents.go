@@ -43,8 +43,9 @@ type Deps struct {
 	Binaries map[agent.Type]string
 	// NpmDirs are node_modules folders to look for agent packages in.
 	NpmDirs []string
-	// Vars returns the WARDEN_* variables of a workspace's server.
-	Vars func(workspace string, port int) map[string]string
+	// Vars returns the WARDEN_* variables of a workspace's server (and
+	// its scoped credential, agent.CredentialVar, for the config only).
+	Vars func(workspace string, port int) (map[string]string, error)
 	// HookPort is the port of warden's hook door (Claude Code's shared
 	// "server"); 0 when it is off.
 	HookPort int

@@ -21,7 +21,7 @@ const ProgramName = "claude"
 // mcpTemplate is Claude Code's MCP config (the file format of
 // `claude --mcp-config FILE` and of a project's .mcp.json) pointing at
 // warden's MCP door, with ${WARDEN_MCP_PORT}, ${WARDEN_WORKSPACE_PATH} and
-// ${WARDEN_TOKEN} placeholders.
+// ${WARDEN_MCP_TOKEN} (the workspace's scoped agent credential) placeholders.
 //
 //go:embed templates/mcp.json
 var mcpTemplate []byte
@@ -135,8 +135,9 @@ func (*SetupInfo) BinaryURL(goos, goarch string) (string, error) {
 
 // GenerateConfig writes Claude Code's MCP config for one workspace to
 // target (for `claude --mcp-config target`), atomically with mode 0600 (it
-// holds warden's token): the embedded template with WARDEN_MCP_PORT,
-// WARDEN_WORKSPACE_PATH and WARDEN_TOKEN from vars, JSON-escaped. A missing
+// holds the workspace's scoped agent credential): the embedded template
+// with WARDEN_MCP_PORT, WARDEN_WORKSPACE_PATH and WARDEN_MCP_TOKEN from
+// vars, JSON-escaped. A missing
 // variable is an error and nothing is written.
 func (*SetupInfo) GenerateConfig(target string, vars map[string]string) error {
 	if err := configtmpl.WriteFile(target, mcpTemplate, vars); err != nil {

@@ -169,7 +169,7 @@ func TestSetupGenerateConfig(t *testing.T) {
 	for _, ws := range []string{"/home/u/proj", `/home/u/we"ird\path`, `C:\Users\u\proj`, "/tmp/ü ${X}\t"} {
 		target := filepath.Join(t.TempDir(), "sub", "mcp.json")
 		err := s.GenerateConfig(target, map[string]string{
-			"WARDEN_MCP_PORT": "43210", "WARDEN_WORKSPACE_PATH": ws, "WARDEN_TOKEN": `t\ok`,
+			"WARDEN_MCP_PORT": "43210", "WARDEN_WORKSPACE_PATH": ws, "WARDEN_MCP_TOKEN": `t\ok`,
 		})
 		if err != nil {
 			t.Fatalf("%q: %v", ws, err)
@@ -197,7 +197,7 @@ func TestSetupGenerateConfigMissingWritesNothing(t *testing.T) {
 	s := NewSetupInfo(SetupOptions{})
 	dir := t.TempDir()
 	target := filepath.Join(dir, "mcp.json")
-	err := s.GenerateConfig(target, map[string]string{"WARDEN_TOKEN": "t", "WARDEN_WORKSPACE_PATH": "/w"})
+	err := s.GenerateConfig(target, map[string]string{"WARDEN_MCP_TOKEN": "t", "WARDEN_WORKSPACE_PATH": "/w"})
 	if !errors.Is(err, configtmpl.ErrMissing) || !strings.Contains(err.Error(), "WARDEN_MCP_PORT") {
 		t.Fatalf("err = %v", err)
 	}
@@ -207,7 +207,7 @@ func TestSetupGenerateConfigMissingWritesNothing(t *testing.T) {
 }
 
 func TestSetupTemplateShape(t *testing.T) {
-	out, err := configtmpl.Render(mcpTemplate, map[string]string{"WARDEN_MCP_PORT": "1", "WARDEN_WORKSPACE_PATH": "/w", "WARDEN_TOKEN": "t"})
+	out, err := configtmpl.Render(mcpTemplate, map[string]string{"WARDEN_MCP_PORT": "1", "WARDEN_WORKSPACE_PATH": "/w", "WARDEN_MCP_TOKEN": "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

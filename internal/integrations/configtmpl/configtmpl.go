@@ -148,7 +148,7 @@ func validName(s string) bool {
 }
 
 // WriteFile renders tmpl with vars and writes the result to target
-// atomically with mode 0600 (agent configs hold warden's token). On any
+// atomically with mode 0600 (agent configs hold a scoped agent credential). On any
 // error nothing is written.
 func WriteFile(target string, tmpl []byte, vars map[string]string) error {
 	out, err := Render(tmpl, vars)

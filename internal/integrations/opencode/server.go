@@ -17,11 +17,11 @@ import (
 )
 
 // SecretVar is the variable that fills the config template but is kept out
-// of the server's environment: warden's token. OpenCode's bash tool runs
-// with the server's environment, so an agent could read it there; the
-// generated config (mode 0600, in warden's data dir, which the policy
-// protects) is the only place it goes.
-const SecretVar = "WARDEN_TOKEN"
+// of the server's environment: the workspace's scoped agent credential.
+// OpenCode's bash tool runs with the server's environment, so an agent
+// could read it there; the generated config (mode 0600, in warden's data
+// dir, which the policy protects) is the only place it goes.
+const SecretVar = agent.CredentialVar
 
 // ServerOptions configure NewServerManager.
 type ServerOptions struct {
@@ -31,9 +31,10 @@ type ServerOptions struct {
 	// reads it through OPENCODE_CONFIG (merged over the user's own).
 	ConfigDir string
 	// Vars returns the WARDEN_* variables of a workspace (the MCP door's
-	// port and token, the workspace path): they fill the config template
-	// and are set in the server's environment.
-	Vars func(workspace string, port int) map[string]string
+	// port, the workspace path, and SecretVar: the scoped credential): they
+	// fill the config template and, but for SecretVar, are set in the
+	// server's environment.
+	Vars func(workspace string, port int) (map[string]string, error)
 	// Ports, Logger and LogDir are handed to the process manager.
 	Ports  *ports.Manager
 	Logger *slog.Logger
@@ -61,7 +62,9 @@ func NewServerManager(o ServerOptions) *servers.Manager {
 			}
 			vars := map[string]string{}
 			if o.Vars != nil {
-				vars = o.Vars(ws, port)
+				if vars, err = o.Vars(ws, port); err != nil {
+					return nil, nil, fmt.Errorf("opencode config for %s: %w", ws, err)
+				}
 			}
 			vars["WARDEN_OPENCODE_PORT"] = strconv.Itoa(port)
 			env := make([]string, 0, len(vars)+1)

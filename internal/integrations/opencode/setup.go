@@ -20,7 +20,7 @@ const ProgramName = "opencode"
 
 // configTemplate is OpenCode's config pointing its MCP client at warden's
 // MCP door, with ${WARDEN_MCP_PORT}, ${WARDEN_WORKSPACE_PATH} and
-// ${WARDEN_TOKEN} placeholders.
+// ${WARDEN_MCP_TOKEN} (the workspace's scoped agent credential) placeholders.
 //
 //go:embed templates/opencode.json
 var configTemplate []byte
@@ -134,8 +134,9 @@ func releaseArch(goarch string) (string, error) {
 }
 
 // GenerateConfig writes OpenCode's config for one workspace to target,
-// atomically with mode 0600 (it holds warden's token): the embedded
-// template with WARDEN_MCP_PORT, WARDEN_WORKSPACE_PATH and WARDEN_TOKEN
+// atomically with mode 0600 (it holds the workspace's scoped agent
+// credential): the embedded template with WARDEN_MCP_PORT,
+// WARDEN_WORKSPACE_PATH and WARDEN_MCP_TOKEN
 // from vars, JSON-escaped. A missing variable is an error and nothing is
 // written.
 func (*SetupInfo) GenerateConfig(target string, vars map[string]string) error {

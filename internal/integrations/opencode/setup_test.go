@@ -152,7 +152,7 @@ func TestGenerateConfig(t *testing.T) {
 	for _, ws := range []string{"/home/u/proj", `/home/u/we"ird\path`, `C:\Users\u\proj`, "/tmp/ü ${X} \n"} {
 		target := filepath.Join(t.TempDir(), "sub", "opencode.json")
 		err := s.GenerateConfig(target, map[string]string{
-			"WARDEN_MCP_PORT": "43210", "WARDEN_WORKSPACE_PATH": ws, "WARDEN_TOKEN": "tok\"en", "UNUSED": "x",
+			"WARDEN_MCP_PORT": "43210", "WARDEN_WORKSPACE_PATH": ws, "WARDEN_MCP_TOKEN": "tok\"en", "UNUSED": "x",
 		})
 		if err != nil {
 			t.Fatalf("%q: %v", ws, err)
@@ -186,7 +186,7 @@ func TestGenerateConfigMissingWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := s.GenerateConfig(target, map[string]string{"WARDEN_MCP_PORT": "1", "WARDEN_WORKSPACE_PATH": "/w"})
-	if !errors.Is(err, configtmpl.ErrMissing) || !strings.Contains(err.Error(), "WARDEN_TOKEN") {
+	if !errors.Is(err, configtmpl.ErrMissing) || !strings.Contains(err.Error(), "WARDEN_MCP_TOKEN") {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(target); string(b) != "old" {
@@ -196,7 +196,7 @@ func TestGenerateConfigMissingWritesNothing(t *testing.T) {
 		t.Fatalf("files left: %v", entries)
 	}
 	if err := s.GenerateConfig(filepath.Join(target, "under-a-file"), map[string]string{
-		"WARDEN_MCP_PORT": "1", "WARDEN_WORKSPACE_PATH": "/w", "WARDEN_TOKEN": "t",
+		"WARDEN_MCP_PORT": "1", "WARDEN_WORKSPACE_PATH": "/w", "WARDEN_MCP_TOKEN": "t",
 	}); err == nil {
 		t.Fatal("writing under a file must fail")
 	}
@@ -205,7 +205,7 @@ func TestGenerateConfigMissingWritesNothing(t *testing.T) {
 func TestConfigTemplateShape(t *testing.T) {
 	// The template itself, filled with plain values, is exactly the
 	// config the spec gives.
-	out, err := configtmpl.Render(configTemplate, map[string]string{"WARDEN_MCP_PORT": "1", "WARDEN_WORKSPACE_PATH": "/w", "WARDEN_TOKEN": "t"})
+	out, err := configtmpl.Render(configTemplate, map[string]string{"WARDEN_MCP_PORT": "1", "WARDEN_WORKSPACE_PATH": "/w", "WARDEN_MCP_TOKEN": "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

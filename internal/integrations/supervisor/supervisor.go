@@ -40,9 +40,14 @@ type Options struct {
 	// AgentDir is where generated agent configs and server logs go.
 	AgentDir string
 	// Env holds the base WARDEN_* variables every workspace's agent gets
-	// (WARDEN_MCP_PORT, WARDEN_CONTROL_PORT, WARDEN_MONITOR_URL,
-	// WARDEN_TOKEN, ...); WARDEN_WORKSPACE_PATH is added per workspace.
+	// (WARDEN_MCP_PORT, WARDEN_CONTROL_PORT, WARDEN_MONITOR_URL, ...);
+	// WARDEN_WORKSPACE_PATH is added per workspace. It holds no
+	// credential: New refuses agent.CredentialVar and WARDEN_TOKEN here.
 	Env map[string]string
+	// Credentials mints the scoped agent credential a generated agent
+	// config carries (nil: configs cannot be generated, and starting an
+	// OpenCode server fails saying so).
+	Credentials Credentials
 	// HookPort is the hook door's port (Claude Code), 0 when off.
 	HookPort int
 	// Binaries are configured agent program paths; NpmDirs are extra
@@ -54,6 +59,14 @@ type Options struct {
 	// TickInterval is how often providers' inactivity clocks are checked
 	// (default 30 s).
 	TickInterval time.Duration
+}
+
+// Credentials mints scoped agent credentials.
+type Credentials interface {
+	// AgentToken returns the valid scoped credential of the agent of type
+	// t in the workspace root (the MCP door, that workspace only), minting
+	// one when there is none.
+	AgentToken(ctx context.Context, root string, t agent.Type) (string, error)
 }
 
 // Supervisor is the per-machine agent supervisor. Its methods are safe for
@@ -87,6 +100,11 @@ type tracked struct {
 func New(opts Options) (*Supervisor, error) {
 	if opts.Core == nil || opts.Registry == nil {
 		return nil, errors.New("supervisor: Core and Registry are required")
+	}
+	for _, k := range []string{agent.CredentialVar, "WARDEN_TOKEN"} {
+		if _, ok := opts.Env[k]; ok {
+			return nil, fmt.Errorf("supervisor: Options.Env holds %s: no credential goes into an agent's environment", k)
+		}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -260,30 +278,33 @@ func (s *Supervisor) recordNow(ctx context.Context, ws string, t event.Type, dat
 	return err
 }
 
-// SecretEnv names the variable of Options.Env that only fills agent config
-// templates: warden's token. It is never handed to a process or shown.
-const SecretEnv = "WARDEN_TOKEN"
-
-// baseEnv is the WARDEN_* environment of a workspace, without the token.
+// baseEnv is the WARDEN_* environment of a workspace (no credential).
 func (s *Supervisor) baseEnv(ws string) map[string]string {
 	env := map[string]string{}
 	for k, v := range s.opts.Env {
-		if k != SecretEnv {
-			env[k] = v
-		}
+		env[k] = v
 	}
 	env["WARDEN_WORKSPACE_PATH"] = ws
 	return env
 }
 
-// configVars fill an agent's config template: the environment and the
-// token (the generated file is 0600 in the protected data dir).
-func (s *Supervisor) configVars(ws string, _ int) map[string]string {
-	vars := s.baseEnv(ws)
-	if tok, ok := s.opts.Env[SecretEnv]; ok {
-		vars[SecretEnv] = tok
+// configVars fill an OpenCode server's config template: the environment
+// and the workspace's scoped agent credential (agent.CredentialVar; the
+// server manager writes it into the 0600 config in the protected data dir
+// and never into the server's environment).
+func (s *Supervisor) configVars(ws string, _ int) (map[string]string, error) {
+	if s.opts.Credentials == nil {
+		return nil, errors.New("this warden mints no agent credentials, so it cannot write the agent's config")
 	}
-	return vars
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tok, err := s.opts.Credentials.AgentToken(ctx, ws, agent.OpenCode)
+	if err != nil {
+		return nil, fmt.Errorf("agent credential: %w", err)
+	}
+	vars := s.baseEnv(ws)
+	vars[agent.CredentialVar] = tok
+	return vars, nil
 }
 
 // provider returns (creating when needed) the workspace's provider of type

@@ -1,12 +1,13 @@
 // Package admin is the door the warden CLI uses to talk to a running daemon:
 // HTTP with JSON over a Unix socket in the data dir (mode 0600), guarded by
-// the daemon's token. It serves status, events (with live follow), sessions,
-// approvals, workspaces and agents. Like every door it only calls the core.
+// the admin credential (the data dir's token; a scoped agent credential is
+// refused). It serves status, events (with live follow), sessions,
+// approvals, workspaces, agents and credentials. Like every door it only
+// calls the core.
 package admin
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/approval"
 	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/store"
@@ -55,9 +57,11 @@ type Error struct {
 
 // Server holds what the handlers need.
 type Server struct {
-	Core   *core.Core
-	Token  string
-	Logger *slog.Logger
+	Core *core.Core
+	// Credentials checks every request's bearer token (only the admin
+	// credential passes) and serves the credential endpoints. Required.
+	Credentials *credential.Store
+	Logger      *slog.Logger
 	// Status fills the daemon-level fields of GET /v1/status.
 	Status func() Status
 	// Supervisor serves the workspace and agent endpoints (nil: they
@@ -75,18 +79,28 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/approvals", s.approvals)
 	mux.HandleFunc("POST /v1/approvals/{id}", s.resolve)
 	s.mountAgents(mux)
+	s.mountCredentials(mux)
 	return s.auth(mux)
 }
 
+// auth lets only the admin credential through: a scoped agent credential
+// is 403 (it opens the MCP door of its workspace, nothing else), anything
+// else 401.
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := r.Header.Get("Authorization")
-		want := "Bearer " + s.Token
-		if s.Token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
-			writeErr(w, http.StatusUnauthorized, errors.New("missing or wrong token (the CLI reads it from the data dir)"))
+		if s.Credentials == nil {
+			writeErr(w, http.StatusServiceUnavailable, errors.New("this daemon has no credentials configured"))
 			return
 		}
-		next.ServeHTTP(w, r)
+		p, err := s.Credentials.Verify(credential.Bearer(r.Header.Get("Authorization")))
+		switch {
+		case err != nil:
+			writeErr(w, http.StatusUnauthorized, fmt.Errorf("missing or wrong token: the admin API takes only the admin credential in <data dir>/%s (the CLI reads it from the data dir): %w", credential.AdminTokenFile, err))
+		case !p.IsAdmin():
+			writeErr(w, http.StatusForbidden, fmt.Errorf("forbidden: %s opens only the MCP door of its workspace; the admin API takes only the admin credential", p))
+		default:
+			next.ServeHTTP(w, r)
+		}
 	})
 }
 
@@ -158,6 +172,8 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, fmt.Errorf("bad body: %w", err))
 		return
 	}
+	// Only the admin gets here (auth): approvals are resolved by an
+	// admin-authenticated client and nobody else.
 	res := approval.Resolution{Reason: req.Reason, Always: req.Always, By: "cli"}
 	switch req.Decision {
 	case "approve":

@@ -3,15 +3,22 @@ package admin
 import (
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/warden-dev/warden/internal/core/coretest"
+	"github.com/warden-dev/warden/internal/credential"
 )
 
 func TestAdminAPI(t *testing.T) {
 	c := coretest.New(t, coretest.Options{})
-	s := &Server{Core: c, Token: "secret", Status: func() Status { return Status{Version: "test"} }}
+	creds, err := credential.Open(credential.Options{Dir: filepath.Join(t.TempDir(), "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := creds.AdminToken()
+	s := &Server{Core: c, Credentials: creds, Status: func() Status { return Status{Version: "test"} }}
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	do := func(method, path, token, body string) (int, string) {
@@ -35,27 +42,27 @@ func TestAdminAPI(t *testing.T) {
 		}
 		return resp.StatusCode, b.String()
 	}
-	for _, tok := range []string{"", "wrong", "secretX"} {
+	for _, tok := range []string{"", "wrong", secret + "X"} {
 		if code, _ := do("GET", "/v1/status", tok, ""); code != 401 {
 			t.Fatalf("token %q: %d, want 401", tok, code)
 		}
 	}
-	if code, body := do("GET", "/v1/status", "secret", ""); code != 200 || !strings.Contains(body, `"version":"test"`) {
+	if code, body := do("GET", "/v1/status", secret, ""); code != 200 || !strings.Contains(body, `"version":"test"`) {
 		t.Fatalf("status: %d %s", code, body)
 	}
-	if code, body := do("GET", "/v1/sessions/nope", "secret", ""); code != 404 || !strings.Contains(body, "warden sessions") {
+	if code, body := do("GET", "/v1/sessions/nope", secret, ""); code != 404 || !strings.Contains(body, "warden sessions") {
 		t.Fatalf("unknown session: %d %s", code, body)
 	}
-	if code, body := do("POST", "/v1/approvals/ap_x", "secret", `{"decision":"maybe"}`); code != 400 {
+	if code, body := do("POST", "/v1/approvals/ap_x", secret, `{"decision":"maybe"}`); code != 400 {
 		t.Fatalf("bad decision: %d %s", code, body)
 	}
-	if code, body := do("POST", "/v1/approvals/ap_x", "secret", `{"decision":"approve"}`); code != 404 || !strings.Contains(body, "warden approvals") {
+	if code, body := do("POST", "/v1/approvals/ap_x", secret, `{"decision":"approve"}`); code != 404 || !strings.Contains(body, "warden approvals") {
 		t.Fatalf("unknown approval: %d %s", code, body)
 	}
-	if code, _ := do("POST", "/v1/approvals/ap_x", "secret", `{`); code != 400 {
+	if code, _ := do("POST", "/v1/approvals/ap_x", secret, `{`); code != 400 {
 		t.Fatalf("bad body: %d", code)
 	}
-	if code, body := do("GET", "/v1/events?since=-1", "secret", ""); code != 400 {
+	if code, body := do("GET", "/v1/events?since=-1", secret, ""); code != 400 {
 		t.Fatalf("bad since: %d %s", code, body)
 	}
 }

@@ -18,12 +18,13 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/internal/approval"
+	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/session"
 )
 
-// TokenName is the file name of the daemon's token inside the data dir.
-const TokenName = "token"
+// TokenName is the file name of the admin credential inside the data dir.
+const TokenName = credential.AdminTokenFile
 
 // ErrNotRunning means no daemon answers on the data dir's socket.
 var ErrNotRunning = errors.New("warden is not running")

@@ -2,19 +2,18 @@ package mcp
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/netguard"
 )
 
@@ -59,9 +58,14 @@ type Commands interface {
 type Options struct {
 	// Core gates every tool call and records results. Required.
 	Core *core.Core
-	// Token is warden's auth token; requests must carry it as a bearer
-	// token. Required.
+	// Token is warden's admin token: requests carrying it as a bearer
+	// token may act on any registered workspace. Used when Credentials is
+	// nil; one of the two is required.
 	Token string
+	// Credentials checks every request's bearer token: the admin
+	// credential opens every registered workspace, a scoped agent
+	// credential only its own (X-Workspace-Path must resolve to it).
+	Credentials credential.Verifier
 	// Workspaces resolves X-Workspace-Path and serves the workspace.* tools.
 	// Required.
 	Workspaces Workspaces
@@ -96,10 +100,13 @@ func New(opts Options) (*Server, error) {
 	switch {
 	case opts.Core == nil:
 		return nil, errors.New("mcp door: Options.Core is required")
-	case opts.Token == "":
-		return nil, errors.New("mcp door: Options.Token is required")
+	case opts.Token == "" && opts.Credentials == nil:
+		return nil, errors.New("mcp door: Options.Credentials (or Token) is required")
 	case opts.Workspaces == nil:
 		return nil, errors.New("mcp door: Options.Workspaces is required")
+	}
+	if opts.Credentials == nil {
+		opts.Credentials = credential.AdminOnly(opts.Token)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -143,9 +150,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden: "+reason)
 		return
 	}
-	if !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
-		writeError(w, http.StatusUnauthorized, `unauthorized: pass warden's token as "Authorization: Bearer <token>"; the token is in <data dir>/token (e.g. ~/.local/share/warden/token)`)
+	if status, msg := s.authorize(r); status != 0 {
+		if status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
+		}
+		s.log.Warn("mcp request refused", "status", status, "reason", msg)
+		writeError(w, status, msg)
 		return
 	}
 	s.mu.Lock()
@@ -166,15 +176,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-// authorized reports whether r carries the token as a bearer token.
-func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	const prefix = "bearer "
-	if len(h) < len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return false
+// authorize checks r's bearer credential: the admin credential passes; a
+// scoped agent credential passes only when X-Workspace-Path resolves to its
+// own workspace. It returns 0, or the refusal's status and message: 401
+// for a missing, unknown or revoked credential, 403 for a scoped one used
+// outside its workspace.
+func (s *Server) authorize(r *http.Request) (int, string) {
+	p, err := s.opts.Credentials.Verify(credential.Bearer(r.Header.Get("Authorization")))
+	switch {
+	case errors.Is(err, credential.ErrRevoked):
+		return http.StatusUnauthorized, fmt.Sprintf("unauthorized: %v; restart the agent (warden agents restart, or warden run claude again) to give it a new one", err)
+	case err != nil:
+		return http.StatusUnauthorized, `unauthorized: pass a warden credential as "Authorization: Bearer <token>": the agent credential of the config warden generated for this workspace, or the admin token in <data dir>/token`
+	case p.IsAdmin():
+		return 0, ""
 	}
-	got := strings.TrimSpace(h[len(prefix):])
-	return subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) == 1
+	h := r.Header.Get(WorkspaceHeader)
+	if h == "" {
+		return http.StatusForbidden, fmt.Sprintf("forbidden: %s is scoped to one workspace: send %s: %s on every request", p, WorkspaceHeader, p.Workspace)
+	}
+	if root, ok := s.opts.Workspaces.Lookup(h); !ok || root != p.Workspace {
+		return http.StatusForbidden, fmt.Sprintf("forbidden: %s is scoped to workspace %s; it cannot act on %s", p, p.Workspace, h)
+	}
+	return 0, ""
 }
 
 // markActive tells the registry, once per root, that its agent reached
