@@ -288,3 +288,51 @@ func TestSelfProtectionBinaryPath(t *testing.T) {
 		{call: bash("/opt/other/wardend approve ap_1"), want: Allow},
 	})
 }
+
+// TestSelfProtectionHooks: the hooks and plugins warden installed (Claude
+// settings, the OpenCode plugin and config) may be read, never changed,
+// and warden's installed binary, which those hooks run, is not replaced.
+func TestSelfProtectionHooks(t *testing.T) {
+	env := testEnv()
+	env.WardenBinaries = []string{"/home/dev/.local/bin/warden-dev"}
+	p, err := Default(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	D, A := Deny, Allow
+	runCases(t, p, []decideCase{
+		{call: bash("sed -i 's/warden/true/' ~/.claude/settings.json"), want: D, rule: "agent-config-write"},
+		{call: bash("jq '.hooks = {}' ~/.claude/settings.json > /tmp/s && mv /tmp/s ~/.claude/settings.json"), want: D},
+		{call: bash("python3 -c 'open(\"/home/dev/.claude/settings.json\", \"w\").write(\"{}\")'"), want: D},
+		{call: bash("ln -sf /dev/null ~/.claude/settings.json"), want: D},
+		{call: bash("chmod 000 ~/.claude/settings.json"), want: D},
+		{call: bash(": > ~/.claude/settings.json"), want: D},
+		{call: bash("echo '{\"disableAllHooks\": true}' > .claude/settings.local.json"), want: D},
+		{call: bash("git checkout -- .claude/settings.json"), want: D},
+		{call: bash("rm .claude/settings.json"), want: D},
+		{call: bash("rm ~/.config/opencode/plugin/warden-monitor.js"), want: D},
+		{call: bash("mv ~/.config/opencode/plugins/warden-monitor.js /tmp/"), want: D},
+		{call: bash("echo '' > .opencode/plugin/warden-monitor.js"), want: D},
+		{call: bash("echo '{}' > ~/.config/opencode/opencode.json"), want: D},
+		{call: bash("echo '{}' > opencode.json"), want: D},
+		{call: tool("edit", "filePath", "~/.claude/settings.json"), want: D},
+		{call: tool("write", "filePath", ".claude/settings.local.json"), want: D},
+		{call: tool("write", "filePath", "~/.config/opencode/plugin/warden-monitor.js"), want: D},
+		// the binary the hooks run
+		{call: bash("go install ./cmd/warden"), want: D, rule: "warden-binary"},
+		{call: bash("go install github.com/warden-dev/warden/cmd/warden@latest"), want: D},
+		{call: bash("GOBIN=/usr/local/bin go install ./cmd/warden"), want: D},
+		{call: bash("go build -o ~/go/bin/warden ./cmd/warden"), want: D, rule: "warden-binary"},
+		{call: bash("cp bin/warden /usr/local/bin/warden"), want: D},
+		{call: bash("rm ~/go/bin/warden"), want: D},
+		{call: bash("cp bin/warden ~/.local/bin/warden-dev"), want: D, rule: "warden-binary"},
+		// reading them, and building warden in its own repo
+		{call: bash("cat ~/.claude/settings.json"), want: A},
+		{call: bash("jq .hooks .claude/settings.json"), want: A},
+		{call: bash("cat ~/.config/opencode/plugin/warden-monitor.js"), want: A},
+		{call: tool("read", "filePath", "~/.claude/settings.json"), want: A},
+		{call: bash("go build -o bin/warden ./cmd/warden"), want: A},
+		{call: bash("GOBIN=$PWD/bin go install ./cmd/warden"), want: A},
+		{call: bash("go install golang.org/x/tools/gopls@latest"), want: A},
+	})
+}

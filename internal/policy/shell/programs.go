@@ -398,6 +398,9 @@ func (a *analyzer) model(k *call) {
 		if len(k.args) > 1 && k.args[0].known && k.args[0].val == "run" {
 			k.goRun()
 		}
+		if len(k.args) > 0 && k.args[0].known && (k.args[0].val == "build" || k.args[0].val == "install") {
+			k.goBuild()
+		}
 	case "docker", "podman", "nerdctl":
 		k.docker()
 	case "docker-compose", "podman-compose":

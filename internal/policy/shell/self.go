@@ -179,13 +179,83 @@ func (k *call) wardenData(dataDir *field, kind Kind) {
 	k.file(kind, k.home(*dataDir), true)
 }
 
+// goBuildValued are go build flags that take a value.
+var goBuildValued = []string{"C", "exec", "tags", "ldflags", "gcflags", "asmflags", "gccgoflags", "mod", "modfile", "overlay",
+	"pkgdir", "toolexec", "buildmode", "compiler", "installsuffix", "p", "pgo", "covermode", "coverpkg", "o"}
+
+// goBuild models where go build and go install write programs: go build
+// -o OUT writes OUT; go install of warden's own main package writes
+// warden into $GOBIN (else $GOPATH/bin, else ~/go/bin), replacing the
+// binary the installed hooks may run. Other packages' installs are not
+// modelled as writes (tools in ~/go/bin are everyday work).
+func (k *call) goBuild() {
+	sc := k.args[0].val
+	args := k.args[1:]
+	var pkgs []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.known && strings.HasPrefix(f.val, "-") && len(f.val) > 1 {
+			name, val, eq := strings.Cut(strings.TrimLeft(f.val, "-"), "=")
+			if name == "o" && sc == "build" {
+				switch {
+				case eq:
+					k.file(Write, k.home(sub(f, val)), false)
+				case i+1 < len(args):
+					k.file(Write, k.home(args[i+1]), false)
+				}
+			}
+			if !eq && contains(goBuildValued, name) {
+				i++
+			}
+			continue
+		}
+		pkgs = append(pkgs, f)
+	}
+	if sc != "install" {
+		return
+	}
+	for _, p := range pkgs {
+		if !p.known {
+			continue
+		}
+		v := p.val
+		if at := strings.LastIndexByte(v, '@'); at > 0 {
+			v = v[:at]
+		}
+		if path.Base(strings.TrimSuffix(v, "/")) != WardenName {
+			continue
+		}
+		k.file(Write, k.home(sub(p, path.Join(k.goBin(), WardenName))), false)
+	}
+}
+
+// goBin is where go install puts programs: $GOBIN, else $GOPATH/bin,
+// else ~/go/bin.
+func (k *call) goBin() string {
+	get := func(name string) (field, bool) {
+		if f, ok := k.ro.env[name]; ok {
+			return f, true
+		}
+		if _, ok := k.st.vars[name]; ok {
+			return k.a.lookup(k.st, name), true
+		}
+		return field{}, false
+	}
+	if f, ok := get("GOBIN"); ok && f.known && f.val != "" {
+		return f.val
+	}
+	if f, ok := get("GOPATH"); ok && f.known && f.val != "" {
+		return path.Join(strings.Split(f.val, ":")[0], "bin")
+	}
+	return "~/go/bin"
+}
+
 // goRun models "go run [build flags] PKG [ARGS]": it executes PKG; when
 // PKG is warden's own main package (its last element is "warden", as in
 // ./cmd/warden or github.com/…/cmd/warden@latest) the program is warden
 // with ARGS, so "go run ./cmd/warden approve X" is "warden approve X".
 func (k *call) goRun() {
-	valued := []string{"C", "exec", "tags", "ldflags", "gcflags", "asmflags", "gccgoflags", "mod", "modfile", "overlay",
-		"pkgdir", "toolexec", "buildmode", "compiler", "installsuffix", "p", "pgo", "covermode", "coverpkg", "o"}
+	valued := goBuildValued
 	args := k.args[1:]
 	i := 0
 	for i < len(args) {
