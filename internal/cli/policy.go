@@ -33,8 +33,8 @@ func newPolicyCmd(o *options) *cobra.Command {
 // policyEnv is the environment policies are judged in on this machine,
 // with --home overriding the home directory. Without --home it knows this
 // warden as the daemon does (selfEnv): its data dir (--data-dir,
-// $WARDEN_DATA_DIR, the config's dataDir), its config file, its binary and
-// the running daemon's pid.
+// $WARDEN_DATA_DIR, the config's dataDir), its config file, the config's
+// policy file, its binary and the running daemon's pid.
 func (o *options) policyEnv(home string) policy.Env {
 	env := policy.DefaultEnv()
 	if home != "" {
@@ -58,6 +58,11 @@ func (o *options) policyEnv(home string) policy.Env {
 		dataDir = abs
 	}
 	env = o.selfEnv(env, dataDir)
+	if cfg.Policy != "" {
+		if abs, err := filepath.Abs(cfg.Policy); err == nil {
+			env.ProtectedDirs = append(env.ProtectedDirs, abs)
+		}
+	}
 	if rt, err := daemon.ReadRuntime(dataDir); err == nil && rt.PID > 0 {
 		env.DaemonPIDs = append(env.DaemonPIDs, rt.PID)
 	}

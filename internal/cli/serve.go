@@ -94,6 +94,12 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 			wd, _ := os.Getwd()
 			logger := newLogger(o, cfg.Log)
 			env := o.selfEnv(policy.DefaultEnv(), dataDir)
+			if cfg.Policy != "" {
+				// the policy file the daemon runs is warden's own config
+				if abs, err := filepath.Abs(cfg.Policy); err == nil {
+					env.ProtectedDirs = append(env.ProtectedDirs, abs)
+				}
+			}
 			env.DaemonPIDs = append(env.DaemonPIDs, os.Getpid())
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
