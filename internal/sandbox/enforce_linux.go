@@ -55,7 +55,12 @@ func restrict(p *Profile, abi int) error {
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	return nil
+	// Restrict sets no_new_privs whenever it restricts something; the
+	// seccomp filter needs it in every case.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	return filterTerminalInjection()
 }
 
 const (

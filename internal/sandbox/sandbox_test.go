@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/creack/pty"
 
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/sandbox"
@@ -476,5 +479,54 @@ func TestShellLine(t *testing.T) {
 	wantWords := []string{"/opt/my warden/warden", "sandbox", "-w", "/home/u/my proj", "--policy", "/p.yaml", "--", "/bin/bash", "-c", `echo "it's" $HOME; rm -rf ~`}
 	if strings.Join(words, "|") != strings.Join(wantWords, "|") {
 		t.Errorf("bash reads %q, want %q", words, wantWords)
+	}
+}
+
+// TestNoTypingIntoTheTerminal: a confined command on a terminal cannot
+// push characters into its input queue (TIOCSTI), which would type
+// commands into the unconfined shell that started it.
+func TestNoTypingIntoTheTerminal(t *testing.T) {
+	f := newFixture(t)
+	p := f.profile(t, policy.SandboxConfig{})
+	inject := []string{"python3", "-c", "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('injected')"}
+	onTTY := func(cmd *exec.Cmd) (string, error) {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ptmx.Close()
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close()
+		out, _ := io.ReadAll(ptmx) // ends with EIO once the command exits
+		return string(out), cmd.Wait()
+	}
+	// Unconfined, this kernel lets a process type into its own terminal
+	// (dev.tty.legacy_tiocsti=1); the check below is then meaningful.
+	plain := exec.Command(inject[0], inject[1:]...)
+	plain.Env = f.env
+	if out, err := onTTY(plain); err != nil || !strings.Contains(out, "injected") {
+		t.Logf("unconfined TIOCSTI is refused by this kernel already (%v, %q)", err, out)
+	}
+	cmd, err := sandbox.Command(context.Background(), p, inject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = f.env
+	out, err := onTTY(cmd)
+	if err == nil || strings.Contains(out, "injected") || !strings.Contains(out, "Operation not permitted") {
+		t.Errorf("TIOCSTI inside the sandbox: err %v, output %q (want EPERM)", err, out)
+	}
+	// The terminal itself still works: reading its size, writing to it.
+	cmd, err = sandbox.Command(context.Background(), p, []string{"/bin/bash", "-c", "stty size && echo tty-ok > /dev/tty"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = f.env
+	if out, err := onTTY(cmd); err != nil || !strings.Contains(out, "tty-ok") {
+		t.Errorf("terminal use inside the sandbox: %v, %q", err, out)
 	}
 }

@@ -29,6 +29,10 @@ type Support struct {
 	// PathUnix: no connection to a Unix socket file created outside the
 	// sandbox (ABI 9).
 	PathUnix bool `json:"pathUnix"`
+	// TerminalInjection: ioctl(TIOCSTI/TIOCLINUX) is refused, so a
+	// confined command cannot type into the terminal it runs in (seccomp;
+	// amd64 and arm64).
+	TerminalInjection bool `json:"terminalInjection"`
 	// NotEnforced says, one sentence each, what is not enforced on this
 	// kernel (and what warden never restricts).
 	NotEnforced []string `json:"notEnforced"`
@@ -44,7 +48,7 @@ func (s Support) Complete() bool { return s.ABI >= 6 }
 // supportFor describes ABI version abi.
 func supportFor(abi int) Support {
 	s := Support{ABI: abi, Files: abi >= 1, Truncate: abi >= 3, DeviceIoctl: abi >= 5,
-		Signals: abi >= 6, AbstractUnix: abi >= 6, PathUnix: abi >= 9}
+		Signals: abi >= 6, AbstractUnix: abi >= 6, PathUnix: abi >= 9, TerminalInjection: abi >= 1 && terminalInjectionFiltered}
 	if abi < 1 {
 		s.NotEnforced = append(s.NotEnforced,
 			"Landlock is not available in this kernel: commands run unconfined (no file, signal or socket restriction)")
@@ -65,7 +69,12 @@ func supportFor(abi int) Support {
 		s.NotEnforced = append(s.NotEnforced,
 			"Unix socket files outside the sandbox (ssh-agent, the D-Bus session bus, the Docker socket) can be connected to (needs Landlock ABI 9)")
 	}
-	s.NotEnforced = append(s.NotEnforced, "network connections are not restricted (by design; see docs/policy.md)")
+	if !terminalInjectionFiltered {
+		s.NotEnforced = append(s.NotEnforced, "typing into the terminal (ioctl TIOCSTI) is not filtered on this architecture")
+	}
+	s.NotEnforced = append(s.NotEnforced,
+		"network connections are not restricted (by design; see docs/policy.md)",
+		"metadata of files outside the grants (chmod, chown, utimes, xattrs) is not restricted by Landlock; a confined command holds no capabilities, so only the owner's own files are exposed")
 	return s
 }
 
@@ -82,7 +91,7 @@ func (s Support) String() string {
 	for _, f := range []struct {
 		ok   bool
 		name string
-	}{{s.Files, "files"}, {s.Truncate, "truncate"}, {s.DeviceIoctl, "device ioctl"}, {s.Signals, "signals"}, {s.AbstractUnix, "abstract sockets"}, {s.PathUnix, "socket files"}} {
+	}{{s.Files, "files"}, {s.Truncate, "truncate"}, {s.DeviceIoctl, "device ioctl"}, {s.Signals, "signals"}, {s.AbstractUnix, "abstract sockets"}, {s.PathUnix, "socket files"}, {s.TerminalInjection, "no terminal injection"}} {
 		if f.ok {
 			on = append(on, f.name)
 		}
