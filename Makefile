@@ -8,7 +8,7 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse
                  ./internal/protocol/hooks:FuzzDecode ./internal/protocol/hooks:FuzzDecodeSpoolEntry ./internal/integrations/claudecode:FuzzMerge \
                  ./internal/jsonrpc:FuzzDecode ./internal/editor:FuzzApply ./internal/lsp:FuzzReadMessage \
                  ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/wsfs:FuzzRel \
-                 ./internal/protocol/mcp:FuzzResolvePath ./internal/integrations/configtmpl:FuzzRender \
+                 ./internal/ops:FuzzResolvePath ./internal/integrations/configtmpl:FuzzRender \
                  ./internal/integrations/opencode:FuzzSSE ./internal/policy:FuzzParseSandbox ./internal/sandbox:FuzzDecodeProfile \
                  ./internal/credential:FuzzParse
 

@@ -483,7 +483,7 @@ func TestWorkspaceCommands(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	proj := gitWorkspace(t, filepath.Join(dir, "proj"))
-	startDaemonIn(t, data, dir, nil)
+	startDaemonIn(t, data, proj, nil) // not dir: it holds the data dir, which is never a workspace
 
 	// `agents --watch --json` prints the table again on every change.
 	watch := exec.Command(binary, "agents", "--watch", "--json", "--data-dir", data)

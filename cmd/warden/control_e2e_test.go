@@ -29,6 +29,16 @@ func TestControlDoorE2E(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// a directory nobody registered is not served, nor is / or the home
+	for _, dir := range []string{ws, "/", filepath.Join(dir, "home")} {
+		_, resp, err := websocket.Dial(ctx, "ws://"+d.control, &websocket.DialOptions{HTTPHeader: http.Header{"X-Workspace-Path": {dir}}})
+		if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("unregistered %s: %v %v, want 403", dir, err, resp)
+		}
+	}
+	if out, errOut, code := warden(t, d.dataDir, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %d %q %q", code, out, errOut)
+	}
 	c, _, err := websocket.Dial(ctx, "ws://"+d.control, &websocket.DialOptions{HTTPHeader: http.Header{"X-Workspace-Path": {ws}}})
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +101,13 @@ func TestControlCallCLI(t *testing.T) {
 	d := startDaemon(t, filepath.Join(dir, "data"))
 	defer d.stop()
 	out, errOut, code := warden(t, d.dataDir, "", "control", "call", "fs.readFile", `{"path":"note.txt"}`, "--workspace", ws)
+	if code == 0 || !strings.Contains(errOut, "warden workspace add "+ws) {
+		t.Fatalf("unregistered workspace via CLI: %d %q %q, want the server's reason", code, out, errOut)
+	}
+	if out, errOut, code := warden(t, d.dataDir, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = warden(t, d.dataDir, "", "control", "call", "fs.readFile", `{"path":"note.txt"}`, "--workspace", ws)
 	if code != 0 || !strings.Contains(out, `"content": "from disk"`) {
 		t.Fatalf("control call: %d %q %q", code, out, errOut)
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -93,8 +95,16 @@ func controlCall(ctx context.Context, dataDir, token, workspace, method string, 
 	if token == "" {
 		token = daemonToken
 	}
-	ws, _, err := websocket.Dial(ctx, "ws://"+addr, &websocket.DialOptions{HTTPHeader: http.Header{control.WorkspaceHeader: {workspace}}})
+	ws, resp, err := websocket.Dial(ctx, "ws://"+addr, &websocket.DialOptions{HTTPHeader: http.Header{control.WorkspaceHeader: {workspace}}})
 	if err != nil {
+		if resp != nil && resp.Body != nil {
+			// the door says why it refused (not a registered workspace, ...)
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+			if reason := strings.TrimSpace(string(b)); reason != "" {
+				return nil, fmt.Errorf("the control door at %s refused the connection (%s): %s", addr, resp.Status, reason)
+			}
+		}
 		return nil, fmt.Errorf("connect to the control door at %s: %w", addr, err)
 	}
 	defer ws.Close(websocket.StatusNormalClosure, "")

@@ -115,7 +115,7 @@ func dash(s string) string {
 }
 
 func newWorkspaceAddCmd(o *options) *cobra.Command {
-	var asJSON bool
+	var asJSON, allowBroad bool
 	cmd := &cobra.Command{
 		Use:   "add [DIR]",
 		Short: "Register a directory as a workspace (default: the current one)",
@@ -129,7 +129,7 @@ func newWorkspaceAddCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := c.AddWorkspace(cmd.Context(), dir)
+			res, err := c.AddWorkspace(cmd.Context(), dir, allowBroad)
 			if err != nil {
 				return err
 			}
@@ -145,6 +145,7 @@ func newWorkspaceAddCmd(o *options) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&allowBroad, "allow-broad", false, "register a directory too broad to be a workspace (/, the home directory, a system directory): agents may then change all of it")
 	return cmd
 }
 

@@ -306,3 +306,14 @@ func (c *Core) CancelPending(ctx context.Context, reason string) {
 		c.approvals.Deliver(req.ID, res)
 	}
 }
+
+// Check is the policy's decision for call, as Gate would start from, without
+// recording anything or asking anyone. It is for filtering what a person or
+// an agent is shown (search results, listings), never for letting a call
+// run: a call runs only through Gate. Failures decide deny, as in Gate.
+func (c *Core) Check(call policy.Call) policy.Decision {
+	if call.Cwd == "" {
+		call.Cwd = call.Workspace
+	}
+	return c.decide(call)
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/netguard"
+	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/control"
@@ -178,8 +179,31 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		_ = level.UnmarshalText([]byte(cfg.Control.Logging.Level))
 		ctlLogger = slog.New(slog.NewMultiHandler(logger.Handler(), slog.NewJSONHandler(f, &slog.HandlerOptions{Level: level})))
 	}
+	reg, err := workspace.Open(filepath.Join(cfg.DataDir, workspace.FileName), workspace.Options{
+		Home: cfg.PolicyEnv.Home, Protected: append([]string{cfg.DataDir}, cfg.PolicyEnv.ProtectedDirs...),
+	})
+	if err != nil {
+		return err
+	}
+	if cfg.ControlWorkspace != "" {
+		if _, _, err := reg.Add(cfg.ControlWorkspace); err != nil {
+			logger.Warn("the current directory is not registered as a workspace; doors serve registered workspaces only (warden workspace add DIR)", "dir", cfg.ControlWorkspace, "err", err)
+		}
+	}
+	// One operations layer for every door: one set of services (file
+	// system, editor, language servers, git, terminals, debuggers) per
+	// registered workspace.
+	opsSvc, err := ops.New(ops.Options{Core: c, Registry: reg, Logger: logger.With("part", "ops")})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := opsSvc.Close(); cerr != nil {
+			logger.Warn("stopping workspace services", "err", cerr)
+		}
+	}()
 	ctl, err := control.New(control.Options{
-		Core: c, Settings: cfg.Control, Token: token, Workspace: cfg.ControlWorkspace, Logger: ctlLogger,
+		Core: c, Ops: opsSvc, Settings: cfg.Control, Token: token, Workspace: cfg.ControlWorkspace, Logger: ctlLogger,
 	})
 	if err != nil {
 		return err
@@ -225,16 +249,6 @@ func Run(ctx context.Context, cfg Config) (err error) {
 
 	// The agent supervisor needs the bound addresses (agents are told
 	// where warden's doors are); the MCP door needs the supervisor.
-	reg, err := workspace.Open(filepath.Join(cfg.DataDir, workspace.FileName), workspace.Options{})
-	if err != nil {
-		closeAll()
-		return err
-	}
-	if cfg.ControlWorkspace != "" {
-		if _, _, err := reg.Add(cfg.ControlWorkspace); err != nil {
-			logger.Warn("could not register the current directory as a workspace", "dir", cfg.ControlWorkspace, "err", err)
-		}
-	}
 	sv, err := supervisor.New(supervisor.Options{
 		Core: c, Registry: reg, Logger: logger.With("part", "supervisor"),
 		AgentDir: filepath.Join(cfg.DataDir, "agents"),
@@ -247,7 +261,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	mcpDoor, err := mcp.New(mcp.Options{
-		Core: c, Credentials: creds, Workspaces: mcpWorkspaces{sv}, Commands: controlCommands{ctl},
+		Core: c, Credentials: creds, Workspaces: mcpWorkspaces{sv}, Commands: controlCommands{ctl}, Ops: opsSvc,
 		Logger: logger.With("door", "mcp"), Version: cfg.Version,
 	})
 	if err != nil {

@@ -102,6 +102,11 @@ type Options struct {
 	CaseSensitive bool `json:"caseSensitive,omitempty"`
 	// WholeWord keeps only matches that are whole words.
 	WholeWord bool `json:"wholeWord,omitempty"`
+	// Skip, when set, is asked about every file that would be searched
+	// (workspace-relative, slash-separated path) and leaves out those it
+	// reports true for: the caller's filter (files the policy would refuse
+	// to read). It may be called from one goroutine at a time.
+	Skip func(rel string) bool `json:"-"`
 }
 
 // Position is a 0-based line and UTF-16 character offset.

@@ -105,6 +105,12 @@ type Config struct {
 	// Manager, before the per-terminal callbacks in Options.
 	OnOutput OutputFunc
 	OnClosed ClosedFunc
+	// Command, when set, builds the process of each shell (name is Shell,
+	// args ShellArgs): the caller's hook to run it confined (a kernel
+	// sandbox). Create sets the command's Dir and its environment, keeping
+	// the entries the hook set in cmd.Env last (they win). Nil means
+	// exec.Command.
+	Command func(name string, args ...string) (*exec.Cmd, error)
 }
 
 // Options describe one terminal to Create.
@@ -224,9 +230,17 @@ func (m *Manager) Create(opts Options) (*Terminal, error) {
 		return nil, fmt.Errorf("terminal: create: manager: %w", ErrClosed)
 	}
 
-	cmd := exec.Command(m.shell, m.cfg.ShellArgs...)
+	var cmd *exec.Cmd
+	if m.cfg.Command != nil {
+		cmd, err = m.cfg.Command(m.shell, m.cfg.ShellArgs...)
+		if err != nil {
+			return nil, fmt.Errorf("terminal: %s: %w", m.shell, err)
+		}
+	} else {
+		cmd = exec.Command(m.shell, m.cfg.ShellArgs...)
+	}
 	cmd.Dir = opts.Cwd
-	cmd.Env = env
+	cmd.Env = append(env, cmd.Env...) // what the hook set wins
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		return nil, fmt.Errorf("terminal: start %s: %w", m.shell, err)

@@ -60,6 +60,9 @@ type Workspace struct {
 	Agent string `json:"agent,omitempty"`
 	// Metadata is the workspace's key/value metadata.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// AllowBroad is set when a person registered a broad directory (/,
+	// the home directory, a system directory) on purpose (--allow-broad).
+	AllowBroad bool `json:"allowBroad,omitempty"`
 	// Added is when it was registered.
 	Added time.Time `json:"added"`
 }
@@ -67,9 +70,11 @@ type Workspace struct {
 // Registry is the set of workspaces, persisted in one file. It is safe for
 // concurrent use.
 type Registry struct {
-	file string
-	now  func() time.Time
-	git  string
+	file      string
+	now       func() time.Time
+	git       string
+	home      string
+	protected []string
 
 	mu    sync.Mutex
 	items map[string]Workspace
@@ -81,11 +86,25 @@ type Options struct {
 	Now func() time.Time
 	// Git is the git program (default "git" from PATH).
 	Git string
+	// Home is the user's home directory, never a workspace itself
+	// (default os.UserHomeDir).
+	Home string
+	// Protected are directories no workspace may contain (warden's data
+	// and config dirs: a workspace is what agents may write).
+	Protected []string
 }
 
 // Open loads the registry from file (a missing file is an empty registry).
 func Open(file string, opts Options) (*Registry, error) {
-	r := &Registry{file: file, now: opts.Now, git: opts.Git, items: map[string]Workspace{}}
+	r := &Registry{file: file, now: opts.Now, git: opts.Git, home: opts.Home, protected: opts.Protected, items: map[string]Workspace{}}
+	if r.home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			r.home = h
+		}
+	}
+	if h, err := filepath.EvalSymlinks(r.home); err == nil {
+		r.home = h
+	}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -172,19 +191,84 @@ func Resolve(path string) (string, error) {
 	return real, nil
 }
 
+// ErrBroad reports a directory too broad to be a workspace.
+var ErrBroad = errors.New("too broad to be a workspace")
+
+// systemDirs are directories that are never a workspace, nor is anything
+// above them.
+var systemDirs = []string{"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/run",
+	"/sbin", "/srv", "/sys", "/usr", "/var", "/home", "/Users", "/System", "/Library", "/private", "/snap"}
+
+// Broad says why root (absolute, resolved) is too broad to be a workspace:
+// an agent may write all of a workspace, and warden's kernel sandbox opens
+// it read-write. The root directory, the home directory or anything above
+// it, a system directory or anything inside one (the temp dirs apart), and
+// a directory holding warden's own data or config are refused; "" means
+// root is fine.
+func (r *Registry) Broad(root string) string {
+	root = filepath.Clean(root)
+	if root == "/" {
+		return "it is the root directory"
+	}
+	if r.home != "" && (root == r.home || strings.HasPrefix(r.home, root+"/")) {
+		return "it is the home directory " + r.home + " or holds it"
+	}
+	for _, p := range r.protected {
+		if p != "" && (root == p || strings.HasPrefix(p, root+"/") || strings.HasPrefix(root, p+"/")) {
+			return "it holds (or is inside) warden's own directory " + p
+		}
+	}
+	tmp := os.TempDir()
+	if t, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = t
+	}
+	for _, t := range []string{"/tmp", "/var/tmp", tmp} {
+		if strings.HasPrefix(root, t+"/") {
+			return ""
+		}
+	}
+	for _, d := range systemDirs {
+		if root == d || strings.HasPrefix(root, d+"/") && !r.inHome(root) {
+			return "it is the system directory " + d + " or inside it"
+		}
+	}
+	return ""
+}
+
+func (r *Registry) inHome(p string) bool {
+	return r.home != "" && strings.HasPrefix(p, r.home+"/")
+}
+
+// AddOptions change how Add registers a directory.
+type AddOptions struct {
+	// AllowBroad registers a directory Broad refuses (a person's explicit
+	// choice: `warden workspace add --allow-broad`).
+	AllowBroad bool
+}
+
 // Add registers the directory at path. It returns the workspace and
-// whether it was new; adding a registered path changes nothing.
+// whether it was new; adding a registered path changes nothing. A
+// directory too broad to be a workspace (Broad) is refused with ErrBroad.
 func (r *Registry) Add(path string) (Workspace, bool, error) {
+	return r.AddWith(path, AddOptions{})
+}
+
+// AddWith is Add with options.
+func (r *Registry) AddWith(path string, o AddOptions) (Workspace, bool, error) {
 	root, err := Resolve(path)
 	if err != nil {
 		return Workspace{}, false, err
+	}
+	why := r.Broad(root)
+	if why != "" && !o.AllowBroad {
+		return Workspace{}, false, fmt.Errorf("workspace %s: %w: %s; register a project directory instead (or, knowing that an agent may then change all of it, add --allow-broad)", root, ErrBroad, why)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if w, ok := r.items[root]; ok {
 		return clone(w), false, nil
 	}
-	w := Workspace{Path: root, Name: filepath.Base(root), Added: r.now().UTC()}
+	w := Workspace{Path: root, Name: filepath.Base(root), Added: r.now().UTC(), AllowBroad: why != ""}
 	r.items[root] = w
 	if err := r.save(); err != nil {
 		delete(r.items, root)
@@ -236,7 +320,11 @@ func (r *Registry) Lookup(path string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
-		if _, ok := r.items[p]; ok {
+		if w, ok := r.items[p]; ok {
+			if !w.AllowBroad && r.Broad(p) != "" {
+				// registered before broad roots were refused: not served
+				return "", false
+			}
 			return p, true
 		}
 		parent := filepath.Dir(p)

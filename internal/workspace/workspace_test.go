@@ -215,3 +215,38 @@ func TestCreateAndDeleteWorktree(t *testing.T) {
 		t.Fatalf("unmanaged dir removed: %v", err)
 	}
 }
+
+func TestBroadDirectoriesAreRefused(t *testing.T) {
+	home := t.TempDir()
+	data := filepath.Join(home, ".local", "share", "warden")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(filepath.Join(t.TempDir(), "ws.json"), Options{Home: home, Protected: []string{data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/", "/etc", "/usr/local", "/proc", home, filepath.Join(home, ".local"), data, filepath.Dir(home)} {
+		if _, _, err := r.Add(p); !errors.Is(err, ErrBroad) || !strings.Contains(err.Error(), "--allow-broad") {
+			t.Errorf("Add(%s) = %v, want ErrBroad saying how to override", p, err)
+		}
+	}
+	proj := filepath.Join(home, "src", "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Add(proj); err != nil {
+		t.Fatalf("a project in the home directory: %v", err)
+	}
+	// a person may insist; the choice is remembered and served
+	w, _, err := r.AddWith("/etc", AddOptions{AllowBroad: true})
+	if err != nil || !w.AllowBroad {
+		t.Fatalf("AddWith(/etc, AllowBroad) = %+v, %v", w, err)
+	}
+	if root, ok := r.Lookup("/etc/hosts"); !ok || root != "/etc" {
+		t.Fatalf("Lookup(/etc/hosts) = %q %v", root, ok)
+	}
+	if _, ok := r.Lookup(home); ok {
+		t.Fatal("the home directory is served")
+	}
+}

@@ -593,9 +593,10 @@ func (s *Supervisor) MarkActive(root string) {
 	}
 }
 
-// AddWorkspace registers path.
-func (s *Supervisor) AddWorkspace(ctx context.Context, path string) (workspace.Workspace, bool, error) {
-	w, isNew, err := s.reg.Add(path)
+// AddWorkspace registers path (a broad directory only with
+// o.AllowBroad).
+func (s *Supervisor) AddWorkspace(ctx context.Context, path string, o workspace.AddOptions) (workspace.Workspace, bool, error) {
+	w, isNew, err := s.reg.AddWith(path, o)
 	if err != nil || !isNew {
 		return w, isNew, err
 	}

@@ -840,11 +840,11 @@ func TestWorkspaceOperationsAreRecorded(t *testing.T) {
 	f := newFixture(t, time.Minute)
 	dir := t.TempDir()
 
-	w, isNew, err := f.s.AddWorkspace(t.Context(), dir)
+	w, isNew, err := f.s.AddWorkspace(t.Context(), dir, workspace.AddOptions{})
 	if err != nil || !isNew {
 		t.Fatalf("AddWorkspace: new=%v err=%v", isNew, err)
 	}
-	if _, again, err := f.s.AddWorkspace(t.Context(), dir); err != nil || again {
+	if _, again, err := f.s.AddWorkspace(t.Context(), dir, workspace.AddOptions{}); err != nil || again {
 		t.Fatalf("AddWorkspace again: new=%v err=%v", again, err)
 	}
 	val := "blue"

@@ -23,6 +23,9 @@ type WorkspaceRequest struct {
 	Base string `json:"base,omitempty"`
 	// Force removes a dirty worktree.
 	Force bool `json:"force,omitempty"`
+	// AllowBroad registers a directory too broad to be a workspace (/, the
+	// home directory, a system directory) on purpose.
+	AllowBroad bool `json:"allowBroad,omitempty"`
 	// Agent is the agent type for agents/start.
 	Agent string `json:"agent,omitempty"`
 	// Key and Value are for metadata; a null Value deletes the key.
@@ -42,7 +45,7 @@ func (s *Server) mountAgents(mux *http.ServeMux) {
 		writeJSON(w, http.StatusOK, sv.Registry().List())
 	}))
 	mux.HandleFunc("POST /v1/workspaces", s.withBody(func(w http.ResponseWriter, r *http.Request, sv *supervisor.Supervisor, req WorkspaceRequest) {
-		ws, isNew, err := sv.AddWorkspace(r.Context(), req.Path)
+		ws, isNew, err := sv.AddWorkspace(r.Context(), req.Path, workspace.AddOptions{AllowBroad: req.AllowBroad})
 		if err != nil {
 			writeErr(w, http.StatusBadRequest, err)
 			return
@@ -160,10 +163,10 @@ func (c *Client) Workspaces(ctx context.Context) ([]workspace.Workspace, error) 
 	return out, c.do(ctx, "GET", "/v1/workspaces", nil, &out)
 }
 
-// AddWorkspace registers a directory.
-func (c *Client) AddWorkspace(ctx context.Context, path string) (WorkspaceResult, error) {
+// AddWorkspace registers a directory (a broad one only with allowBroad).
+func (c *Client) AddWorkspace(ctx context.Context, path string, allowBroad bool) (WorkspaceResult, error) {
 	var out WorkspaceResult
-	return out, c.do(ctx, "POST", "/v1/workspaces", WorkspaceRequest{Path: path}, &out)
+	return out, c.do(ctx, "POST", "/v1/workspaces", WorkspaceRequest{Path: path, AllowBroad: allowBroad}, &out)
 }
 
 // CreateWorkspace makes a worktree workspace NAME of the project at path.

@@ -113,7 +113,7 @@ func commandExecute(ctx context.Context, c *call) (any, error) {
 	if p.Command == "" {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: command is required")
 	}
-	if err := c.checkCommand(p.Command); err != nil {
+	if err := c.checkCommand(p.Command, c.ws.root); err != nil {
 		return nil, err
 	}
 	cmd, found := commandRegistry()[p.Command]
@@ -127,6 +127,11 @@ func commandExecute(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "control.command", map[string]any{"command": p.Command, "args": p.Args}, false, denyCommand); err != nil {
 		return nil, err
 	}
+	// the command's method is held to control.security as if the
+	// client had called it
+	if err := c.ws.srv.allowed(cmd.method); err != nil {
+		return nil, err
+	}
 	m := c.ws.srv.methods[cmd.method]
 	sub := &call{ss: c.ss, ws: c.ws, req: &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: c.req.ID, Method: cmd.method, Params: params}}
 	res, err := m(ctx, sub)
@@ -137,19 +142,19 @@ func commandExecute(ctx context.Context, c *call) (any, error) {
 }
 
 func closeActive(ctx context.Context, c *call) (any, error) {
-	s, err := c.ws.svc.editor.Active()
+	s, err := c.ws.ops.Editor().Active()
 	if err != nil {
 		return nil, fail(err, "")
 	}
-	return success{Success: c.ws.svc.editor.Close(s.Path)}, nil
+	return success{Success: c.ws.ops.Editor().Close(s.Path)}, nil
 }
 
 func killActiveTerminal(ctx context.Context, c *call) (any, error) {
-	t, found := c.ws.svc.terms.Active()
+	t, found := c.ws.ops.ActiveTerminal()
 	if !found {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeTerminalNotFound, "terminal not found: no terminal is active")
 	}
-	if err := c.ws.svc.terms.Dispose(t.ID); err != nil {
+	if err := c.ws.ops.DisposeTerminal(t.ID); err != nil {
 		return nil, fail(err, "")
 	}
 	return ok, nil
@@ -158,9 +163,12 @@ func killActiveTerminal(ctx context.Context, c *call) (any, error) {
 // atSelection runs a position method at the start of the active selection.
 func atSelection(name string) method {
 	return func(ctx context.Context, c *call) (any, error) {
-		s, err := c.ws.svc.editor.Active()
+		s, err := c.ws.ops.Editor().Active()
 		if err != nil {
 			return nil, fail(err, "")
+		}
+		if err := c.ws.srv.allowed(name); err != nil {
+			return nil, err
 		}
 		params, _ := json.Marshal(map[string]any{"path": s.Path, "position": s.Selection.Start})
 		sub := &call{ss: c.ss, ws: c.ws, req: &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: c.req.ID, Method: name, Params: params}}
@@ -176,14 +184,14 @@ func revert(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
 		return nil, err
 	}
-	b, err := c.ws.svc.fs.ReadFile(abs)
+	b, err := c.p.FS().ReadFile(abs)
 	if err != nil {
 		return nil, fail(err, abs)
 	}
-	if _, err := c.ws.svc.editor.SetContent(abs, string(b)); err != nil {
+	if _, err := c.ws.ops.Editor().SetContent(abs, string(b)); err != nil {
 		return nil, fail(err, abs)
 	}
-	if _, err := c.ws.svc.editor.MarkSaved(abs, string(b)); err != nil {
+	if _, err := c.ws.ops.Editor().MarkSaved(abs, string(b)); err != nil {
 		return nil, fail(err, abs)
 	}
 	return ok, nil

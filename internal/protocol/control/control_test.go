@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,9 +22,11 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/protocol/control"
 	"github.com/warden-dev/warden/internal/store"
 	"github.com/warden-dev/warden/internal/testtools"
+	"github.com/warden-dev/warden/internal/workspace"
 )
 
 func TestMain(m *testing.M) {
@@ -52,6 +55,7 @@ type env struct {
 	http  *httptest.Server
 	root  string
 	clock *clock
+	reg   *workspace.Registry
 }
 
 func newEnv(t *testing.T, settings config.Control, coreOpts coretest.Options) *env {
@@ -74,9 +78,19 @@ func newEnvWith(t testing.TB, settings config.Control, coreOpts coretest.Options
 	if err := settings.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	reg, err := workspace.Open(filepath.Join(t.TempDir(), "workspaces.json"), workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reg.Add(root); err != nil {
+		t.Fatal(err)
+	}
+	o, err := ops.New(ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := control.New(control.Options{
-		Core: c, Settings: settings, Token: token, Workspace: root, Now: clk.now,
-		Locate: func(name string) (string, error) { return testtools.Lookup(name) },
+		Core: c, Ops: o, Settings: settings, Token: token, Workspace: root, Now: clk.now,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +99,11 @@ func newEnvWith(t testing.TB, settings config.Control, coreOpts coretest.Options
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
+		if err := o.Close(); err != nil {
+			t.Errorf("close ops: %v", err)
+		}
 	})
-	return &env{core: c, srv: srv, http: hs, root: root, clock: clk}
+	return &env{core: c, srv: srv, http: hs, root: root, clock: clk, reg: reg}
 }
 
 // client is a test WebSocket client that routes responses by id and
@@ -288,7 +305,13 @@ func TestUpgradeChecks(t *testing.T) {
 	}{
 		{http.Header{"Origin": {"https://evil.example"}}, http.StatusForbidden},
 		{http.Header{"X-Workspace-Path": {"relative/dir"}}, http.StatusBadRequest},
-		{http.Header{"X-Workspace-Path": {"/definitely/not/here"}}, http.StatusBadRequest},
+		// only registered workspaces are served: not a missing dir, not /,
+		// not the home directory, not /proc, not an unregistered dir
+		{http.Header{"X-Workspace-Path": {"/definitely/not/here"}}, http.StatusForbidden},
+		{http.Header{"X-Workspace-Path": {"/"}}, http.StatusForbidden},
+		{http.Header{"X-Workspace-Path": {"/proc"}}, http.StatusForbidden},
+		{http.Header{"X-Workspace-Path": {os.Getenv("HOME")}}, http.StatusForbidden},
+		{http.Header{"X-Workspace-Path": {filepath.Dir(e.root)}}, http.StatusForbidden},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.http.URL, "http"), &websocket.DialOptions{HTTPHeader: tc.header})
@@ -310,8 +333,33 @@ func TestUpgradeChecks(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("rebinding host: %d", resp.StatusCode)
 	}
-	// a loopback origin is fine, and another workspace can be chosen
-	other := t.TempDir()
+	// the refusal says how to register the directory
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, resp, err = websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.http.URL, "http"), &websocket.DialOptions{HTTPHeader: http.Header{"X-Workspace-Path": {"/"}}})
+	cancel()
+	if err == nil || resp == nil {
+		t.Fatal("/ was served")
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), "warden workspace add /") {
+		t.Errorf("refusal %q does not say how to register", body)
+	}
+	// a symlink to the workspace is the workspace
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(e.root, link); err != nil {
+		t.Fatal(err)
+	}
+	cl := e.dial(http.Header{"X-Workspace-Path": {link}})
+	cl.auth()
+	if ws := cl.call("state.getWorkspace", nil); ws["folders"].([]any)[0] != e.root {
+		t.Fatalf("workspace through a symlink %v, want %s", ws, e.root)
+	}
+	// a loopback origin is fine, and another registered workspace can be
+	// chosen
+	other, _ := filepath.EvalSymlinks(t.TempDir())
+	if _, _, err := e.reg.Add(other); err != nil {
+		t.Fatal(err)
+	}
 	c := e.dial(http.Header{"Origin": {"http://localhost:3000"}, "X-Workspace-Path": {other}})
 	c.auth()
 	ws := c.call("state.getWorkspace", nil)
@@ -632,4 +680,70 @@ func TestEverythingIsRecorded(t *testing.T) {
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("events %q, want %q", got, want)
 	}
+}
+
+// Each control.security switch holds for every method that reaches the
+// same resource, whatever the route (issue 9, item 10).
+func TestSecurityHoldsForEveryMethod(t *testing.T) {
+	f := false
+	e := newEnv(t, config.Control{Security: config.ControlSecurity{AllowFileSystemAccess: &f, AllowTerminalAccess: &f}}, coretest.Options{})
+	os.WriteFile(filepath.Join(e.root, "a.txt"), []byte("secret words"), 0o644)
+	c := e.authed()
+	for _, m := range []struct {
+		method string
+		params any
+	}{
+		{"fs.readFile", map[string]string{"path": "a.txt"}},
+		{"editor.openFile", map[string]string{"path": "a.txt"}},
+		{"editor.getContent", map[string]string{"path": "a.txt"}},
+		{"editor.save", map[string]string{"path": "a.txt"}},
+		{"search.findInFiles", map[string]any{"query": "secret"}},
+		{"search.findAndReplace", map[string]any{"query": "secret", "replacement": "x"}},
+		{"state.getSymbols", map[string]string{"path": "a.txt"}},
+		{"git.status", nil},
+		{"terminal.create", nil},
+		{"debug.startSession", map[string]any{"type": "go", "request": "launch", "program": "."}},
+		// the same resources through the command registry
+		{"command.execute", map[string]any{"command": "workbench.action.terminal.new", "args": []any{map[string]any{}}}},
+		{"command.execute", map[string]any{"command": "vscode.open", "args": []any{"a.txt"}}},
+		{"command.execute", map[string]any{"command": "workbench.action.files.revert", "args": []any{"a.txt"}}},
+	} {
+		c.fails(-32009, m.method, m.params)
+	}
+	if n := len(e.core.Approvals()); n != 0 {
+		t.Fatalf("%d approvals", n)
+	}
+	// through another door: the MCP door's workspace.executeCommand
+	if _, err := e.srv.ExecuteCommand(t.Context(), e.root, "mcp-x", "workbench.action.terminal.new", []json.RawMessage{json.RawMessage(`{}`)}); err == nil || !strings.Contains(err.Error(), "allowTerminalAccess") {
+		t.Fatalf("executeCommand terminal.new with terminals off: %v", err)
+	}
+}
+
+// restrictedPaths are not listed, not searched, and not reachable from a
+// terminal (issue 9, item 10).
+func TestRestrictedPathsEverywhere(t *testing.T) {
+	e := newEnv(t, config.Control{Security: config.ControlSecurity{RestrictedPaths: []string{"secret/**", "**/*.pem"}}}, coretest.Options{})
+	os.MkdirAll(filepath.Join(e.root, "secret"), 0o755)
+	os.WriteFile(filepath.Join(e.root, "secret", "k"), []byte("needle"), 0o644)
+	os.WriteFile(filepath.Join(e.root, "cert.pem"), []byte("needle"), 0o644)
+	os.WriteFile(filepath.Join(e.root, "open.txt"), []byte("needle"), 0o644)
+	c := e.authed()
+	for _, rec := range []bool{false, true} {
+		list := c.call("fs.listDirectory", map[string]any{"path": ".", "recursive": rec})["entries"].([]any)
+		for _, en := range list {
+			p := en.(map[string]any)["path"].(string)
+			if strings.Contains(p, "secret/") || strings.HasSuffix(p, ".pem") {
+				t.Errorf("listing (recursive %v) shows restricted %s", rec, p)
+			}
+		}
+	}
+	res := c.call("search.findInFiles", map[string]any{"query": "needle"})["results"].([]any)
+	if len(res) != 1 || !strings.HasSuffix(res[0].(map[string]any)["path"].(string), "open.txt") {
+		t.Fatalf("search %v, want open.txt only", res)
+	}
+	id := c.call("terminal.create", nil)["terminalId"].(string)
+	for _, line := range []string{"cat secret/k", "cat " + filepath.Join(e.root, "cert.pem"), "grep -r needle .", "cp -r secret /tmp/x"} {
+		c.fails(-32003, "terminal.sendText", map[string]any{"terminalId": id, "text": line})
+	}
+	c.call("terminal.sendText", map[string]any{"terminalId": id, "text": "cat open.txt"})
 }

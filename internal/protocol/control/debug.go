@@ -2,11 +2,9 @@ package control
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/warden-dev/warden/internal/debug"
-	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/policy/shell"
 )
@@ -23,27 +21,6 @@ func debugMethods() map[string]method {
 		"debug.getBreakpoints":    debugGetBreakpoints,
 		"debug.listSessions":      debugListSessions,
 	}
-}
-
-// newDebugger returns the workspace's debug manager; stopped and output
-// events are recorded in the log (and broadcast as debug.event).
-func newDebugger(w *workspace) *debug.Manager {
-	return debug.New(debug.Options{
-		Logger: w.srv.log.With("workspace", w.root),
-		Locate: w.srv.opts.Locate,
-		OnEvent: func(id string, ev debug.Event) {
-			data, _ := json.Marshal(map[string]any{
-				"debugSession": id, "kind": ev.Kind, "reason": ev.Reason, "file": ev.File, "line": ev.Line,
-				"function": ev.Function, "category": ev.Category, "output": ev.Output, "exitCode": ev.ExitCode,
-			})
-			if _, err := w.srv.opts.Core.Record(context.Background(), event.Event{
-				Session: "debug-" + id, Type: event.ToolResult, Source: Source + "/debug", Workspace: w.root, Data: data,
-			}); err != nil {
-				w.srv.log.Warn("could not record a debug event", "err", err)
-			}
-			w.broadcast("debug.event", map[string]any{"sessionId": id, "kind": ev.Kind, "reason": ev.Reason, "file": ev.File, "line": ev.Line, "output": ev.Output})
-		},
-	})
 }
 
 func debugStart(ctx context.Context, c *call) (any, error) {
@@ -94,7 +71,7 @@ func debugStart(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "bash", map[string]any{"command": line, "description": "debug.startSession"}, false, denyCommand); err != nil {
 		return nil, err
 	}
-	id, err := c.ws.svc.debug.Start(ctx, cfg)
+	id, err := c.p.Debug().Start(ctx, cfg)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, cfg.Program)
@@ -109,7 +86,7 @@ func debugStop(ctx context.Context, c *call) (any, error) {
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	if err := c.ws.svc.debug.Stop(ctx, p.SessionID); err != nil {
+	if err := c.ws.ops.StopDebug(ctx, p.SessionID); err != nil {
 		return nil, fail(err, "")
 	}
 	return ok, nil
@@ -130,7 +107,7 @@ func debugSetBreakpoints(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.ws.svc.debug.SetBreakpoints(ctx, abs, p.Breakpoints)
+	res, err := c.ws.ops.SetBreakpoints(ctx, abs, p.Breakpoints)
 	if err != nil {
 		return nil, fail(err, abs)
 	}
@@ -161,7 +138,7 @@ func debugRemoveBreakpoints(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.ws.svc.debug.RemoveBreakpoints(ctx, abs, p.Lines)
+	n, err := c.ws.ops.RemoveBreakpoints(ctx, abs, p.Lines)
 	if err != nil {
 		return nil, fail(err, abs)
 	}
@@ -189,7 +166,7 @@ func debugGetBreakpoints(ctx context.Context, c *call) (any, error) {
 		Condition string `json:"condition,omitempty"`
 	}
 	out := []bp{}
-	for _, b := range c.ws.svc.debug.Breakpoints(abs) {
+	for _, b := range c.ws.ops.Breakpoints(abs) {
 		out = append(out, bp{ID: b.ID, Path: b.Path, Line: b.Line, Enabled: b.Enabled, Condition: b.Condition})
 	}
 	return map[string]any{"breakpoints": out}, nil
@@ -202,7 +179,7 @@ func debugListSessions(ctx context.Context, c *call) (any, error) {
 		Type string `json:"type"`
 	}
 	out := []s{}
-	for _, x := range c.ws.svc.debug.Sessions() {
+	for _, x := range c.ws.ops.DebugSessions() {
 		out = append(out, s{ID: x.ID, Name: x.Name, Type: x.Type})
 	}
 	return map[string]any{"sessions": out}, nil

@@ -35,7 +35,7 @@ func editorMethods() map[string]method {
 // open returns the document at abs, opening it from disk (a gated read)
 // when it is not open yet. activate makes it the active document.
 func (c *call) open(ctx context.Context, abs string, activate bool, column int) (editor.Snapshot, error) {
-	ed := c.ws.svc.editor
+	ed := c.ws.ops.Editor()
 	if s, err := ed.Get(abs); err == nil {
 		if activate {
 			return ed.Open(abs, s.LanguageID, s.Text, column), nil
@@ -45,7 +45,7 @@ func (c *call) open(ctx context.Context, abs string, activate bool, column int) 
 	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
 		return editor.Snapshot{}, err
 	}
-	b, err := c.ws.svc.fs.ReadFile(abs)
+	b, err := c.p.FS().ReadFile(abs)
 	if err != nil {
 		return editor.Snapshot{}, fail(err, abs)
 	}
@@ -81,7 +81,7 @@ func editorCloseFile(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return success{Success: c.ws.svc.editor.Close(abs)}, nil
+	return success{Success: c.ws.ops.Editor().Close(abs)}, nil
 }
 
 func editorGetContent(ctx context.Context, c *call) (any, error) {
@@ -89,7 +89,7 @@ func editorGetContent(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, err := c.ws.svc.editor.Get(abs); err == nil {
+	if s, err := c.ws.ops.Editor().Get(abs); err == nil {
 		// the buffer (with unsaved edits) is what an editor shows; reading
 		// it is still a read of the file for the policy
 		if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
@@ -122,7 +122,7 @@ func editorSetContent(ctx context.Context, c *call) (any, error) {
 	if err := c.edit(ctx, abs); err != nil {
 		return nil, err
 	}
-	if _, err := c.ws.svc.editor.SetContent(abs, content); err != nil {
+	if _, err := c.ws.ops.Editor().SetContent(abs, content); err != nil {
 		return nil, fail(err, abs)
 	}
 	return ok, nil
@@ -164,7 +164,7 @@ func (c *call) applyOne(ctx context.Context, needPos, needRange, needText bool) 
 	if p.Text != nil {
 		e.Text = *p.Text
 	}
-	if _, err := c.ws.svc.editor.Apply(abs, []editor.Edit{e}); err != nil {
+	if _, err := c.ws.ops.Editor().Apply(abs, []editor.Edit{e}); err != nil {
 		return nil, fail(err, abs)
 	}
 	return ok, nil
@@ -198,7 +198,7 @@ func editorApplyEdits(ctx context.Context, c *call) (any, error) {
 	if err := c.edit(ctx, abs); err != nil {
 		return nil, err
 	}
-	if _, err := c.ws.svc.editor.Apply(abs, p.Edits); err != nil {
+	if _, err := c.ws.ops.Editor().Apply(abs, p.Edits); err != nil {
 		return nil, fail(err, abs)
 	}
 	return map[string]int{"applied": len(p.Edits)}, nil
@@ -219,7 +219,7 @@ func editorSetSelection(ctx context.Context, c *call) (any, error) {
 	if _, err := c.open(ctx, abs, true, 0); err != nil {
 		return nil, err
 	}
-	if err := c.ws.svc.editor.SetSelection(abs, *p.Range); err != nil {
+	if err := c.ws.ops.Editor().SetSelection(abs, *p.Range); err != nil {
 		return nil, fail(err, abs)
 	}
 	return ok, nil
@@ -244,14 +244,14 @@ func editorRevealLine(ctx context.Context, c *call) (any, error) {
 	if _, err := c.open(ctx, abs, true, 0); err != nil {
 		return nil, err
 	}
-	if err := c.ws.svc.editor.Reveal(abs, *p.Line, p.At, 40); err != nil {
+	if err := c.ws.ops.Editor().Reveal(abs, *p.Line, p.At, 40); err != nil {
 		return nil, fail(err, abs)
 	}
 	return ok, nil
 }
 
 func editorGetSelection(ctx context.Context, c *call) (any, error) {
-	r, txt, err := c.ws.svc.editor.Selection()
+	r, txt, err := c.ws.ops.Editor().Selection()
 	if err != nil {
 		return nil, fail(err, "")
 	}
@@ -259,7 +259,7 @@ func editorGetSelection(ctx context.Context, c *call) (any, error) {
 }
 
 func editorGetActiveFile(ctx context.Context, c *call) (any, error) {
-	s, err := c.ws.svc.editor.Active()
+	s, err := c.ws.ops.Editor().Active()
 	if err != nil {
 		return nil, fail(err, "")
 	}
@@ -268,7 +268,7 @@ func editorGetActiveFile(ctx context.Context, c *call) (any, error) {
 
 func editorGetOpenFiles(ctx context.Context, c *call) (any, error) {
 	files := []string{}
-	for _, s := range c.ws.svc.editor.List() {
+	for _, s := range c.ws.ops.Editor().List() {
 		files = append(files, s.Path)
 	}
 	return map[string]any{"files": files}, nil
@@ -294,7 +294,7 @@ func (c *call) target() (string, error) {
 		return "", err
 	}
 	if p.Path == "" {
-		s, err := c.ws.svc.editor.Active()
+		s, err := c.ws.ops.Editor().Active()
 		if err != nil {
 			return "", fail(err, "")
 		}
@@ -305,19 +305,19 @@ func (c *call) target() (string, error) {
 
 // save writes an open document through the sandbox (a gated write).
 func (c *call) save(ctx context.Context, abs string) error {
-	s, err := c.ws.svc.editor.Get(abs)
+	s, err := c.ws.ops.Editor().Get(abs)
 	if err != nil {
 		return fail(err, abs)
 	}
 	if err := c.gate(ctx, "write", map[string]any{"filePath": abs, "content": s.Text}, false, denyFile); err != nil {
 		return err
 	}
-	err = c.ws.svc.fs.WriteFile(abs, []byte(s.Text))
+	err = c.p.FS().WriteFile(abs, []byte(s.Text))
 	c.recordResult(ctx, "write", err)
 	if err != nil {
 		return fail(err, abs)
 	}
-	if _, err := c.ws.svc.editor.MarkSaved(abs, s.Text); err != nil {
+	if _, err := c.ws.ops.Editor().MarkSaved(abs, s.Text); err != nil {
 		return fail(err, abs)
 	}
 	return nil
@@ -335,7 +335,7 @@ func editorSave(ctx context.Context, c *call) (any, error) {
 }
 
 func editorSaveAll(ctx context.Context, c *call) (any, error) {
-	for _, s := range c.ws.svc.editor.List() {
+	for _, s := range c.ws.ops.Editor().List() {
 		if !s.IsDirty {
 			continue
 		}
@@ -354,16 +354,16 @@ func editorFormatDocument(ctx context.Context, c *call) (any, error) {
 	if err := c.edit(ctx, abs); err != nil {
 		return nil, err
 	}
-	s, err := c.ws.svc.editor.Get(abs)
+	s, err := c.ws.ops.Editor().Get(abs)
 	if err != nil {
 		return nil, fail(err, abs)
 	}
-	edits, err := c.ws.svc.format(ctx, s)
+	edits, err := c.ws.format(ctx, s)
 	if err != nil {
 		return nil, fail(err, abs)
 	}
 	if len(edits) > 0 {
-		if _, err := c.ws.svc.editor.Apply(abs, edits); err != nil {
+		if _, err := c.ws.ops.Editor().Apply(abs, edits); err != nil {
 			return nil, fail(fmt.Errorf("apply the formatter's edits: %w", err), abs)
 		}
 	}
@@ -390,5 +390,5 @@ func editorGetCompletions(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.ws.svc.completions(ctx, s, *p.Position, p.TriggerCharacter)
+	return c.ws.completions(ctx, s, *p.Position, p.TriggerCharacter)
 }

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/warden-dev/warden/internal/jsonrpc"
@@ -61,7 +62,7 @@ func fsReadFile(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
 		return nil, err
 	}
-	b, err := c.ws.svc.fs.ReadFile(abs)
+	b, err := c.p.FS().ReadFile(abs)
 	if err != nil {
 		return nil, fail(err, abs)
 	}
@@ -108,7 +109,7 @@ func fsWriteFile(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "write", map[string]any{"filePath": abs, "content": content}, false, denyFile); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.fs.WriteFile(abs, []byte(content))
+	err = c.p.FS().WriteFile(abs, []byte(content))
 	c.recordResult(ctx, "write", err)
 	if err != nil {
 		return nil, fail(err, abs)
@@ -124,7 +125,7 @@ func fsAppendFile(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "write", map[string]any{"filePath": abs, "content": content, "append": true}, false, denyFile); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.fs.AppendFile(abs, []byte(content))
+	err = c.p.FS().AppendFile(abs, []byte(content))
 	c.recordResult(ctx, "write", err)
 	if err != nil {
 		return nil, fail(err, abs)
@@ -146,7 +147,7 @@ func fsDeleteFile(ctx context.Context, c *call) (any, error) {
 	if err := c.shellOp(ctx, true, "rm", "--", abs); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.fs.DeleteFile(abs)
+	err = c.p.FS().DeleteFile(abs)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, abs)
@@ -173,7 +174,7 @@ func fsRename(ctx context.Context, c *call) (any, error) {
 	if err := c.shellOp(ctx, false, "mv", "--", from, to); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.fs.Rename(from, to)
+	err = c.p.FS().Rename(from, to)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, from)
@@ -200,7 +201,7 @@ func fsCopy(ctx context.Context, c *call) (any, error) {
 	if err := c.shellOp(ctx, false, "cp", "-r", "--", from, to); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.fs.Copy(from, to)
+	err = c.p.FS().Copy(from, to)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, from)
@@ -216,7 +217,7 @@ func fsCreateDirectory(ctx context.Context, c *call) (any, error) {
 	if err := c.shellOp(ctx, false, "mkdir", "-p", "--", abs); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.fs.MkdirAll(abs)
+	err = c.p.FS().MkdirAll(abs)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, abs)
@@ -243,7 +244,7 @@ func fsDeleteDirectory(ctx context.Context, c *call) (any, error) {
 	if err := c.shellOp(ctx, true, argv...); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.fs.RemoveDir(abs, p.Recursive)
+	err = c.p.FS().RemoveDir(abs, p.Recursive)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, abs)
@@ -281,13 +282,17 @@ func fsListDirectory(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, tool, map[string]any{"path": abs}, false, denyFile); err != nil {
 		return nil, err
 	}
-	entries, err := c.ws.svc.fs.List(abs, p.Recursive)
+	entries, err := c.p.FS().List(abs, p.Recursive)
 	if err != nil && !errors.Is(err, wsfs.ErrListLimit) {
 		return nil, fail(err, abs)
 	}
 	out := make([]listEntry, 0, len(entries))
 	for _, e := range entries {
-		out = append(out, listEntry{Name: e.Name, Path: c.ws.svc.fs.Abs(e.Path), Type: e.Type, Size: e.Size, Mtime: e.Mtime})
+		full := c.ws.abs(e.Path)
+		if c.ws.hide(full) {
+			continue // restricted paths are not even listed
+		}
+		out = append(out, listEntry{Name: e.Name, Path: full, Type: e.Type, Size: e.Size, Mtime: e.Mtime})
 	}
 	res := map[string]any{"entries": out}
 	if err != nil {
@@ -304,7 +309,7 @@ func fsExists(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "list", map[string]any{"path": abs}, false, denyFile); err != nil {
 		return nil, err
 	}
-	e, f, d := c.ws.svc.fs.Exists(abs)
+	e, f, d := c.p.FS().Exists(abs)
 	return map[string]bool{"exists": e, "isFile": f, "isDirectory": d}, nil
 }
 
@@ -316,7 +321,7 @@ func fsStat(ctx context.Context, c *call) (any, error) {
 	if err := c.gate(ctx, "list", map[string]any{"path": abs}, false, denyFile); err != nil {
 		return nil, err
 	}
-	info, err := c.ws.svc.fs.Stat(abs)
+	info, err := c.p.FS().Stat(abs)
 	if err != nil {
 		return nil, fail(err, abs)
 	}
@@ -337,9 +342,9 @@ func fsWatchFiles(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	ss := c.ss
-	fsys := c.ws.svc.fs
-	id, err := fsys.Watch(p.Pattern, func(rel, kind string) {
-		ss.notify("file.changed", map[string]string{"path": fsys.Abs(rel), "type": kind})
+	ws := c.ws
+	id, err := c.p.FS().Watch(p.Pattern, func(rel, kind string) {
+		ss.notify("file.changed", map[string]string{"path": ws.abs(rel), "type": kind})
 	})
 	if err != nil {
 		return nil, fail(err, "")
@@ -371,10 +376,13 @@ func fsUnwatchFiles(ctx context.Context, c *call) (any, error) {
 	if !found {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: no watcher %q on this connection", p.WatcherID)
 	}
-	if err := c.ws.svc.fs.Unwatch(p.WatcherID); err != nil {
+	if err := c.ws.ops.Unwatch(p.WatcherID); err != nil {
 		return nil, fail(err, "")
 	}
 	return ok, nil
 }
 
-func (w *workspace) unwatch(id string) { _ = w.svc.fs.Unwatch(id) }
+func (w *workspace) unwatch(id string) { _ = w.ops.Unwatch(id) }
+
+// abs is the absolute path of rel, a workspace-relative slash path.
+func (w *workspace) abs(rel string) string { return filepath.Join(w.root, filepath.FromSlash(rel)) }

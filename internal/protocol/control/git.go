@@ -31,7 +31,7 @@ func gitStatus(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, "status"); err != nil {
 		return nil, err
 	}
-	st, err := c.ws.svc.git.Status(ctx)
+	st, err := c.p.Git().Status(ctx)
 	if err != nil {
 		return nil, fail(err, "")
 	}
@@ -65,7 +65,7 @@ func gitDiff(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, argv...); err != nil {
 		return nil, err
 	}
-	d, err := c.ws.svc.git.Diff(ctx, rel, p.Staged)
+	d, err := c.p.Git().Diff(ctx, rel, p.Staged)
 	if err != nil {
 		return nil, fail(err, p.Path)
 	}
@@ -97,7 +97,7 @@ func gitLog(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, "log"); err != nil {
 		return nil, err
 	}
-	entries, err := c.ws.svc.git.Log(ctx, p.MaxEntries, rel)
+	entries, err := c.p.Git().Log(ctx, p.MaxEntries, rel)
 	if err != nil {
 		return nil, fail(err, p.Path)
 	}
@@ -136,7 +136,7 @@ func gitStage(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, append([]string{"add", "--"}, paths...)...); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.git.Stage(ctx, paths)
+	err = c.p.Git().Stage(ctx, paths)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, "")
@@ -152,7 +152,7 @@ func gitUnstage(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, append([]string{"restore", "--staged", "--"}, paths...)...); err != nil {
 		return nil, err
 	}
-	err = c.ws.svc.git.Unstage(ctx, paths)
+	err = c.p.Git().Unstage(ctx, paths)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, "")
@@ -173,7 +173,7 @@ func gitCommit(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, "commit", "-m", p.Message); err != nil {
 		return nil, err
 	}
-	err := c.ws.svc.git.Commit(ctx, p.Message)
+	err := c.p.Git().Commit(ctx, p.Message)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, "")
@@ -199,7 +199,7 @@ func gitCheckout(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, argv...); err != nil {
 		return nil, err
 	}
-	err := c.ws.svc.git.Checkout(ctx, p.Branch, p.Create)
+	err := c.p.Git().Checkout(ctx, p.Branch, p.Create)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
 		return nil, fail(err, "")
@@ -211,7 +211,7 @@ func gitBranches(ctx context.Context, c *call) (any, error) {
 	if err := c.gitGate(ctx, false, "branch", "--list"); err != nil {
 		return nil, err
 	}
-	bs, err := c.ws.svc.git.Branches(ctx)
+	bs, err := c.p.Git().Branches(ctx)
 	if err != nil {
 		return nil, fail(err, "")
 	}

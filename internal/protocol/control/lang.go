@@ -13,36 +13,6 @@ import (
 	"github.com/warden-dev/warden/internal/lsp"
 )
 
-// lspSync keeps the language servers in step with the headless editor.
-type lspSync struct {
-	m   *lsp.Manager
-	log interface {
-		Debug(msg string, args ...any)
-	}
-}
-
-func (l lspSync) Opened(s editor.Snapshot) {
-	if err := l.m.DidOpen(lsp.URIFromPath(s.Path), s.LanguageID, int32(s.Version), s.Text); err != nil && !errors.Is(err, lsp.ErrNoServer) {
-		l.log.Debug("lsp didOpen", "path", s.Path, "err", err)
-	}
-}
-
-func (l lspSync) Changed(s editor.Snapshot) {
-	if err := l.m.DidChange(lsp.URIFromPath(s.Path), int32(s.Version), s.Text); err != nil && !errors.Is(err, lsp.ErrNoServer) && !errors.Is(err, lsp.ErrNotOpen) {
-		l.log.Debug("lsp didChange", "path", s.Path, "err", err)
-	}
-}
-
-func (l lspSync) Saved(s editor.Snapshot) {
-	if err := l.m.DidSave(lsp.URIFromPath(s.Path), s.Text); err != nil && !errors.Is(err, lsp.ErrNoServer) && !errors.Is(err, lsp.ErrNotOpen) {
-		l.log.Debug("lsp didSave", "path", s.Path, "err", err)
-	}
-}
-
-func (l lspSync) Closed(path string) {
-	_ = l.m.DidClose(lsp.URIFromPath(path))
-}
-
 func toLSP(p editor.Position) protocol.Position {
 	return protocol.Position{Line: uint32(max(p.Line, 0)), Character: uint32(max(p.Character, 0))}
 }
@@ -56,8 +26,8 @@ func rangeFromLSP(r protocol.Range) editor.Range {
 }
 
 // format returns the language server's formatting edits for a document.
-func (s *services) format(ctx context.Context, d editor.Snapshot) ([]editor.Edit, error) {
-	edits, err := s.lsp.Formatting(ctx, lsp.URIFromPath(d.Path))
+func (w *workspace) format(ctx context.Context, d editor.Snapshot) ([]editor.Edit, error) {
+	edits, err := w.ops.LSP().Formatting(ctx, lsp.URIFromPath(d.Path))
 	if err != nil {
 		return nil, err
 	}
@@ -76,8 +46,8 @@ type completionItem struct {
 	SortText   string `json:"sortText,omitempty"`
 }
 
-func (s *services) completions(ctx context.Context, d editor.Snapshot, pos editor.Position, trigger string) (any, error) {
-	list, err := s.lsp.Completion(ctx, lsp.URIFromPath(d.Path), toLSP(pos), trigger)
+func (w *workspace) completions(ctx context.Context, d editor.Snapshot, pos editor.Position, trigger string) (any, error) {
+	list, err := w.ops.LSP().Completion(ctx, lsp.URIFromPath(d.Path), toLSP(pos), trigger)
 	if err != nil {
 		return nil, fail(err, d.Path)
 	}
@@ -148,7 +118,7 @@ func stateGetDiagnostics(ctx context.Context, c *call) (any, error) {
 		if err := c.gate(ctx, "grep", map[string]any{"path": c.ws.root, "pattern": "diagnostics"}, false, denyFile); err != nil {
 			return nil, err
 		}
-		for _, fd := range c.ws.svc.lsp.DiagnosticList() {
+		for _, fd := range c.ws.ops.LSP().DiagnosticList() {
 			out = convertDiags(fd.URI, []protocol.Diagnostic{fd.Diagnostic}, out)
 		}
 		return map[string]any{"diagnostics": out}, nil
@@ -163,12 +133,12 @@ func stateGetDiagnostics(ctx context.Context, c *call) (any, error) {
 	u := lsp.URIFromPath(abs)
 	wctx, cancel := context.WithTimeout(ctx, diagWait)
 	defer cancel()
-	ds, err := c.ws.svc.lsp.WaitDiagnostics(wctx, u, func([]protocol.Diagnostic) bool { return true })
+	ds, err := c.ws.ops.LSP().WaitDiagnostics(wctx, u, func([]protocol.Diagnostic) bool { return true })
 	if err != nil {
 		if errors.Is(err, lsp.ErrNoServer) {
 			return map[string]any{"diagnostics": out}, nil
 		}
-		ds = c.ws.svc.lsp.Diagnostics(u)
+		ds = c.ws.ops.LSP().Diagnostics(u)
 	}
 	return map[string]any{"diagnostics": convertDiags(u, ds, out)}, nil
 }
@@ -222,7 +192,7 @@ func stateGetSymbols(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	syms, err := c.ws.svc.lsp.DocumentSymbols(ctx, u)
+	syms, err := c.ws.ops.LSP().DocumentSymbols(ctx, u)
 	if err != nil {
 		return nil, fail(err, string(u))
 	}
@@ -237,7 +207,7 @@ func stateFindReferences(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls, err := c.ws.svc.lsp.References(ctx, u, toLSP(pos))
+	ls, err := c.ws.ops.LSP().References(ctx, u, toLSP(pos))
 	if err != nil {
 		return nil, fail(err, string(u))
 	}
@@ -249,7 +219,7 @@ func stateGoToDefinition(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls, err := c.ws.svc.lsp.Definition(ctx, u, toLSP(pos))
+	ls, err := c.ws.ops.LSP().Definition(ctx, u, toLSP(pos))
 	if err != nil {
 		return nil, fail(err, string(u))
 	}
@@ -261,7 +231,7 @@ func stateGetHover(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := c.ws.svc.lsp.Hover(ctx, u, toLSP(pos))
+	h, err := c.ws.ops.LSP().Hover(ctx, u, toLSP(pos))
 	if err != nil {
 		return nil, fail(err, string(u))
 	}
@@ -273,7 +243,7 @@ func stateGetCodeActions(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	acts, err := c.ws.svc.lsp.CodeActions(ctx, u, protocol.Range{Start: toLSP(rng.Start), End: toLSP(rng.End)})
+	acts, err := c.ws.ops.LSP().CodeActions(ctx, u, protocol.Range{Start: toLSP(rng.Start), End: toLSP(rng.End)})
 	if err != nil {
 		return nil, fail(err, string(u))
 	}
@@ -297,7 +267,7 @@ func stateGetOpenDocuments(ctx context.Context, c *call) (any, error) {
 		IsDirty    bool   `json:"isDirty"`
 	}
 	out := []doc{}
-	for _, s := range c.ws.svc.editor.List() {
+	for _, s := range c.ws.ops.Editor().List() {
 		out = append(out, doc{URI: uri(s.Path), LanguageID: s.LanguageID, Version: s.Version, IsDirty: s.IsDirty})
 	}
 	return map[string]any{"documents": out}, nil
@@ -312,8 +282,8 @@ func stateGetVisibleEditors(ctx context.Context, c *call) (any, error) {
 	out := []ed{}
 	// a headless editor shows the active document of each view column
 	seen := map[int]bool{}
-	list := c.ws.svc.editor.List()
-	if a, err := c.ws.svc.editor.Active(); err == nil {
+	list := c.ws.ops.Editor().List()
+	if a, err := c.ws.ops.Editor().Active(); err == nil {
 		out = append(out, ed{DocumentURI: uri(a.Path), ViewColumn: a.ViewColumn, Selections: []editor.Range{a.Selection}})
 		seen[a.ViewColumn] = true
 	}

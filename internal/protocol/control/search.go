@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/search"
@@ -51,20 +50,13 @@ func searchFind(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.gate(ctx, "grep", map[string]any{"path": c.ws.root, "pattern": p.Query, "include": o.Include}, false, denyFile); err != nil {
-		return nil, err
-	}
-	res, err := search.Find(ctx, c.ws.root, p.Query, o)
+	// files the policy would refuse to read (and restricted paths) are not
+	// searched; the answer counts the policy's skips
+	res, err := c.ws.ops.Search(ctx, c.caller(), p.Query, o, c.ws.hide)
 	if err != nil {
-		return nil, fail(err, "")
+		return nil, deniedError(err, denyFile)
 	}
-	for i := range res {
-		res[i].Path = filepath.Join(c.ws.root, filepath.FromSlash(res[i].Path))
-	}
-	if res == nil {
-		res = []search.Result{}
-	}
-	return map[string]any{"results": res}, nil
+	return res, nil
 }
 
 // searchReplace computes every replacement first, gates each changed file
@@ -75,38 +67,9 @@ func searchReplace(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	type change struct {
-		abs  string
-		data []byte
-	}
-	var changes []change
-	count, err := search.Replace(ctx, c.ws.root, p.Query, *p.Replacement, o, func(rel string, data []byte) error {
-		changes = append(changes, change{abs: filepath.Join(c.ws.root, filepath.FromSlash(rel)), data: data})
-		return nil
-	})
+	res, err := c.ws.ops.ReplaceAll(ctx, c.caller(), p.Query, *p.Replacement, o, c.ws.hide)
 	if err != nil {
-		return nil, fail(err, "")
+		return nil, deniedError(err, denyFile)
 	}
-	for _, ch := range changes {
-		if _, err := c.abs(ch.abs); err != nil {
-			return nil, err
-		}
-		if err := c.gate(ctx, "edit", map[string]any{"filePath": ch.abs, "oldString": p.Query, "newString": *p.Replacement}, false, denyFile); err != nil {
-			return nil, err
-		}
-	}
-	for _, ch := range changes {
-		err := c.ws.svc.fs.WriteFile(ch.abs, ch.data)
-		c.recordResult(ctx, "edit", err)
-		if err != nil {
-			return nil, fail(err, ch.abs)
-		}
-		if c.ws.svc.editor.IsOpen(ch.abs) {
-			if s, err := c.ws.svc.editor.Get(ch.abs); err == nil && !s.IsDirty {
-				c.ws.svc.editor.SetContent(ch.abs, string(ch.data))
-				c.ws.svc.editor.MarkSaved(ch.abs, string(ch.data))
-			}
-		}
-	}
-	return map[string]int{"count": count}, nil
+	return map[string]int{"count": res.Count, "skipped": res.Skipped}, nil
 }

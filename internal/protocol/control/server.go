@@ -10,11 +10,11 @@ package control
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -26,6 +26,7 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/netguard"
+	"github.com/warden-dev/warden/internal/ops"
 )
 
 // Source is the source of the events the control door records.
@@ -39,6 +40,10 @@ const WorkspaceHeader = "X-Workspace-Path"
 type Options struct {
 	// Core gates and records every method.
 	Core *core.Core
+	// Ops runs every workspace operation (the daemon's one operations
+	// layer, shared with the other doors); it serves registered
+	// workspaces only. Required.
+	Ops *ops.Service
 	// Settings is the control: section of the config (Validate already run).
 	Settings config.Control
 	// Token authenticates clients when Settings.Token is empty.
@@ -51,8 +56,6 @@ type Options struct {
 	// Now and Random are injected for tests (defaults: time.Now, crypto/rand).
 	Now    func() time.Time
 	Random func(b []byte)
-	// Locate finds external programs (gopls, dlv, ...); default exec.LookPath.
-	Locate func(name string) (string, error)
 }
 
 // Server is the control door. It is an http.Handler for the WebSocket
@@ -75,6 +78,9 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.Core == nil {
 		return nil, fmt.Errorf("control: no core")
+	}
+	if opts.Ops == nil {
+		return nil, fmt.Errorf("control: no operations layer")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -124,7 +130,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	root, err := s.workspaceRoot(r)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		status := http.StatusBadRequest
+		if errors.Is(err, ops.ErrNotRegistered) {
+			status = http.StatusForbidden
+		}
+		http.Error(w, err.Error(), status)
 		return
 	}
 	ws, err := s.workspace(root)
@@ -164,7 +174,8 @@ func (s *Server) originAllowed(o string) bool {
 }
 
 // workspaceRoot picks the workspace of a connection: the header, the query
-// parameter, or the default; it must be an existing absolute directory.
+// parameter, or the default. It must resolve (symlinks too) to a
+// registered workspace; anything else is refused with how to register it.
 func (s *Server) workspaceRoot(r *http.Request) (string, error) {
 	root := r.Header.Get(WorkspaceHeader)
 	if root == "" {
@@ -179,12 +190,7 @@ func (s *Server) workspaceRoot(r *http.Request) (string, error) {
 	if !filepath.IsAbs(root) {
 		return "", fmt.Errorf("workspace %q is not an absolute path", root)
 	}
-	root = filepath.Clean(root)
-	fi, err := os.Stat(root)
-	if err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("workspace %s is not a directory", root)
-	}
-	return root, nil
+	return s.opts.Ops.Resolve(filepath.Clean(root))
 }
 
 func (s *Server) track(sess *session, add bool) bool {

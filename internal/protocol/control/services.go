@@ -2,54 +2,16 @@ package control
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/warden-dev/warden/internal/debug"
-	"github.com/warden-dev/warden/internal/editor"
 	"github.com/warden-dev/warden/internal/gitcli"
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/lsp"
+	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/search"
 	"github.com/warden-dev/warden/internal/terminal"
 	"github.com/warden-dev/warden/internal/wsfs"
 )
-
-// services are the mechanisms behind the methods of one workspace.
-type services struct {
-	fs     *wsfs.FS
-	editor *editor.Editor
-	lsp    *lsp.Manager
-	terms  *terminal.Manager
-	git    *gitcli.Repo
-	debug  *debug.Manager
-}
-
-func newServices(w *workspace) (*services, error) {
-	f, err := wsfs.Open(w.root)
-	if err != nil {
-		return nil, fmt.Errorf("open workspace file system: %w", err)
-	}
-	s := &services{fs: f, editor: editor.New()}
-	root := w.root
-	s.lsp = lsp.NewManager(lsp.Options{
-		Logger: w.srv.log.With("workspace", root),
-		Locate: w.srv.opts.Locate,
-		// one server per language for the whole workspace
-		Root: func(string, string) string { return root },
-	})
-	s.editor.Listen(lspSync{m: s.lsp, log: w.srv.log})
-	s.terms = newTerminals(w)
-	s.git = &gitcli.Repo{Dir: root, Logger: w.srv.log}
-	s.debug = newDebugger(w)
-	return s, nil
-}
-
-func (s *services) close() {
-	_ = s.debug.Close()
-	_ = s.terms.Close()
-	_ = s.lsp.Close()
-	_ = s.fs.Close()
-}
 
 func isEscape(err error) bool { return errors.Is(err, wsfs.ErrEscape) }
 
@@ -69,8 +31,11 @@ func classifyService(err error) (int, string, bool) {
 		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, gitcli.ErrNotRepo):
 		return jsonrpc.CodeInternalError, "not a git repository", true
-	case errors.Is(err, wsfs.ErrNoWatcher):
+	case errors.Is(err, wsfs.ErrNoWatcher), errors.Is(err, ops.ErrEnvRefused), errors.Is(err, ops.ErrTypedText),
+		errors.Is(err, ops.ErrEditEmpty), errors.Is(err, ops.ErrEditSame), errors.Is(err, ops.ErrEditNotFound), errors.Is(err, ops.ErrEditAmbiguous):
 		return jsonrpc.CodeInvalidParams, "invalid params", true
+	case errors.Is(err, ops.ErrOutside):
+		return jsonrpc.CodePathRestricted, "path restricted", true
 	}
 	return 0, "", false
 }

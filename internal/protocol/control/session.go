@@ -157,22 +157,12 @@ func (ss *session) Handle(ctx context.Context, req *jsonrpc.Request) (any, error
 	ss.mu.Lock()
 	ss.lastActive = now
 	ss.mu.Unlock()
-	cat, _, _ := strings.Cut(req.Method, ".")
-	sec := ss.srv.opts.Settings.Security
-	if len(sec.AllowedMethodCategories) > 0 && !contains(sec.AllowedMethodCategories, cat) {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: the %s category is not in control.security.allowedMethodCategories", cat).With("category", cat)
-	}
 	m, ok := ss.srv.methods[req.Method]
 	if !ok || strings.HasPrefix(req.Method, "warden.") {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method).With("method", req.Method)
 	}
-	switch {
-	case cat == "fs" && !config.Enabled(sec.AllowFileSystemAccess):
-		return nil, jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: file system access is off (control.security.allowFileSystemAccess)")
-	case cat == "terminal" && !config.Enabled(sec.AllowTerminalAccess):
-		return nil, jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: terminal access is off (control.security.allowTerminalAccess)")
-	case cat == "command" && req.Method == "command.execute" && !config.Enabled(sec.AllowCommandExecution):
-		return nil, jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: command execution is off (control.security.allowCommandExecution)")
+	if err := ss.srv.allowed(req.Method); err != nil {
+		return nil, err
 	}
 	return m(ctx, &call{ss: ss, ws: ss.ws, req: req})
 }

@@ -2,13 +2,9 @@ package control
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
-
-	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/warden-dev/warden/internal/jsonrpc"
-	"github.com/warden-dev/warden/internal/policy/shell"
+	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/terminal"
 )
 
@@ -24,18 +20,6 @@ func terminalMethods() map[string]method {
 	}
 }
 
-func newTerminals(w *workspace) *terminal.Manager {
-	return terminal.NewManager(terminal.Config{
-		Logger: w.srv.log.With("workspace", w.root),
-		OnOutput: func(id, data string) {
-			w.broadcast("terminal.output", map[string]string{"terminalId": id, "data": data})
-		},
-		OnClosed: func(id string, code int) {
-			w.broadcast("terminal.closed", map[string]any{"terminalId": id, "exitCode": code})
-		},
-	})
-}
-
 func terminalCreate(ctx context.Context, c *call) (any, error) {
 	var p struct {
 		Name string            `json:"name"`
@@ -43,6 +27,9 @@ func terminalCreate(ctx context.Context, c *call) (any, error) {
 		Env  map[string]string `json:"env"`
 	}
 	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	if err := c.terminalAllowed(); err != nil {
 		return nil, err
 	}
 	cwd := c.ws.root
@@ -53,13 +40,11 @@ func terminalCreate(ctx context.Context, c *call) (any, error) {
 		}
 		cwd = abs
 	}
-	// starting a shell runs nothing yet; what is typed into it is gated
-	if err := c.gate(ctx, "bash", map[string]any{"command": "cd " + shell.Quote(cwd), "description": "terminal.create " + p.Name}, false, denyCommand); err != nil {
-		return nil, err
-	}
-	t, err := c.ws.svc.terms.Create(terminal.Options{Name: p.Name, Cwd: cwd, Env: p.Env})
+	// the environment is judged, the start is gated as `cd CWD`; what is
+	// typed into the shell later is gated line by line at Enter
+	t, err := c.ws.ops.CreateTerminal(ctx, c.caller(), ops.TerminalOptions{Name: p.Name, Cwd: cwd, Env: p.Env})
 	if err != nil {
-		return nil, fail(err, cwd)
+		return nil, deniedError(err, denyCommand)
 	}
 	return map[string]string{"terminalId": t.ID}, nil
 }
@@ -80,7 +65,7 @@ func (c *call) terminal() (*terminal.Terminal, terminalParams, error) {
 	if p.TerminalID == "" {
 		return nil, p, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: terminalId is required")
 	}
-	t, err := c.ws.svc.terms.Get(p.TerminalID)
+	t, err := c.ws.ops.Terminal(p.TerminalID)
 	if err != nil {
 		return nil, p, fail(err, "")
 	}
@@ -92,55 +77,10 @@ func terminalDispose(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.ws.svc.terms.Dispose(t.ID); err != nil {
+	if err := c.ws.ops.DisposeTerminal(t.ID); err != nil {
 		return nil, fail(err, "")
 	}
 	return ok, nil
-}
-
-// checkCommand applies control.security.allowedCommands/restrictedCommands
-// to every program a command line runs (globs on the program name or the
-// whole command).
-func (c *call) checkCommand(line string) error {
-	sec := c.ws.srv.opts.Settings.Security
-	if len(sec.AllowedCommands) == 0 && len(sec.RestrictedCommands) == 0 {
-		return nil
-	}
-	names := []string{}
-	if a, err := shell.Analyze(line, shell.Options{Cwd: c.ws.root}); err == nil {
-		for _, cm := range a.Commands {
-			if cm.Name != "" {
-				names = append(names, cm.Name)
-			} else if cm.Dynamic {
-				names = append(names, "$dynamic")
-			}
-		}
-	} else {
-		names = append(names, strings.Fields(line + " x")[0])
-	}
-	match := func(globs []string, name string) bool {
-		for _, g := range globs {
-			if ok, _ := doublestar.Match(g, name); ok {
-				return true
-			}
-			if ok, _ := filepath.Match(g, strings.TrimSpace(line)); ok {
-				return true
-			}
-		}
-		return false
-	}
-	for _, n := range names {
-		if len(sec.AllowedCommands) > 0 {
-			if !match(sec.AllowedCommands, n) {
-				return jsonrpc.Errorf(jsonrpc.CodeCommandRestricted, "command restricted: %s is not in control.security.allowedCommands", n).With("command", line)
-			}
-			continue
-		}
-		if match(sec.RestrictedCommands, n) {
-			return jsonrpc.Errorf(jsonrpc.CodeCommandRestricted, "command restricted: %s is in control.security.restrictedCommands", n).With("command", line)
-		}
-	}
-	return nil
 }
 
 func terminalSendText(ctx context.Context, c *call) (any, error) {
@@ -151,21 +91,12 @@ func terminalSendText(ctx context.Context, c *call) (any, error) {
 	if p.Text == nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: text is required")
 	}
-	text := *p.Text
-	if err := c.checkCommand(text); err != nil {
-		return nil, err
-	}
-	// text typed into a shell is a command line: gated like any shell call,
-	// in the directory the shell is in now (it follows the `cd`s typed
-	// before)
-	if err := c.gateIn(ctx, t.Dir(), "bash", map[string]any{"command": text, "terminalId": t.ID}, true, denyCommand); err != nil {
-		return nil, err
-	}
+	// what is typed is kept until Enter; the assembled line is checked
+	// against allowedCommands/restrictedCommands and gated like any shell
+	// call, in the directory the shell is in now
 	nl := p.AddNewLine == nil || *p.AddNewLine
-	err = t.SendText(text, nl)
-	c.recordResult(ctx, "bash", err)
-	if err != nil {
-		return nil, fail(err, "")
+	if err := c.ws.ops.SendText(ctx, c.caller(), t.ID, *p.Text, nl, c.checkCommand); err != nil {
+		return nil, deniedError(err, denyCommand)
 	}
 	return ok, nil
 }
@@ -175,7 +106,7 @@ func terminalShow(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.ws.svc.terms.Show(t.ID); err != nil {
+	if err := c.ws.ops.ShowTerminal(t.ID); err != nil {
 		return nil, fail(err, "")
 	}
 	return ok, nil
@@ -188,14 +119,14 @@ func terminalList(ctx context.Context, c *call) (any, error) {
 		ProcessID int    `json:"processId,omitempty"`
 	}
 	out := []info{}
-	for _, t := range c.ws.svc.terms.List() {
+	for _, t := range c.ws.ops.Terminals() {
 		out = append(out, info{ID: t.ID, Name: t.Name, ProcessID: t.ProcessID})
 	}
 	return map[string]any{"terminals": out}, nil
 }
 
 func terminalGetActive(ctx context.Context, c *call) (any, error) {
-	t, ok := c.ws.svc.terms.Active()
+	t, ok := c.ws.ops.ActiveTerminal()
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeTerminalNotFound, "terminal not found: no terminal is active")
 	}

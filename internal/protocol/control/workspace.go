@@ -12,26 +12,28 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/editor"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/jsonrpc"
-	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/ops"
 )
 
-// workspace holds the services of one workspace root, shared by every
-// connection to it: the sandboxed file system, the headless editor,
-// terminals, git, language servers and debuggers.
+// workspace is the door's side of one registered workspace: the
+// connections to it (for notifications). Its services (file system,
+// editor, terminals, git, language servers, debuggers) belong to the
+// operations layer, shared with every other door.
 type workspace struct {
-	srv  *Server
-	root string
-	svc  *services
+	srv    *Server
+	root   string
+	ops    *ops.Workspace
+	unlist func()
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
 }
 
-// workspace returns (creating on first use) the services of root.
+// workspace returns the door's state for the registered workspace root,
+// creating it on first use.
 func (s *Server) workspace(root string) (*workspace, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -41,12 +43,12 @@ func (s *Server) workspace(root string) (*workspace, error) {
 	if w, ok := s.workspaces[root]; ok {
 		return w, nil
 	}
-	w := &workspace{srv: s, root: root, sessions: map[*session]struct{}{}}
-	svc, err := newServices(w)
+	ow, err := s.opts.Ops.Workspace(root)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", root, err)
+		return nil, err
 	}
-	w.svc = svc
+	w := &workspace{srv: s, root: ow.Root(), ops: ow, sessions: map[*session]struct{}{}}
+	w.unlist = ow.Listen(func(n ops.Notice) { w.broadcast(n.Method, n.Params) })
 	s.workspaces[root] = w
 	return w, nil
 }
@@ -80,7 +82,9 @@ func (w *workspace) broadcast(method string, params any) {
 	}
 }
 
-func (w *workspace) close() { w.svc.close() }
+// close stops listening to the workspace's services (they stay with the
+// operations layer).
+func (w *workspace) close() { w.unlist() }
 
 // recordSession records the start or end of a control session.
 func (w *workspace) recordSession(ctx context.Context, id string, start bool) {
@@ -99,6 +103,7 @@ type call struct {
 	ss  *session
 	ws  *workspace
 	req *jsonrpc.Request
+	p   ops.Permit // set by a successful gate
 }
 
 // abs turns a client path (absolute, or relative to the workspace) into an
@@ -146,10 +151,20 @@ const (
 	denyOther   = denyCode(jsonrpc.CodeOperationCancelled)
 )
 
+// caller is who the operations layer sees for this call.
+func (c *call) caller() ops.Caller {
+	oc := ops.Caller{Source: Source, Session: c.ss.sessionID(), CallID: string(c.req.ID), Extra: map[string]any{"method": c.req.Method}}
+	if c.ws.srv.opts.Settings.Security.RequireApproval {
+		oc.RequireApproval = c.req.Method + " is destructive and control.security.requireApproval is on"
+	}
+	return oc
+}
+
 // gate asks the core about the call tool(args). destructive operations wait
 // for a person when control.security.requireApproval is on. A policy deny
 // is answered with code; a person's denial (or an expired approval) with
-// OperationCancelled.
+// OperationCancelled. The permit it gets is kept in c.p: the workspace's
+// file system, git, terminals and debuggers are reached only through it.
 func (c *call) gate(ctx context.Context, tool string, args map[string]any, destructive bool, code denyCode) error {
 	return c.gateIn(ctx, c.ws.root, tool, args, destructive, code)
 }
@@ -157,22 +172,21 @@ func (c *call) gate(ctx context.Context, tool string, args map[string]any, destr
 // gateIn is gate for a call that runs in directory cwd (a terminal's
 // shell after a `cd`).
 func (c *call) gateIn(ctx context.Context, cwd, tool string, args map[string]any, destructive bool, code denyCode) error {
-	req := core.GateRequest{
-		Call: policy.Call{
-			Tool: tool, Args: args, Cwd: cwd, Workspace: c.ws.root,
-			Session: c.ss.sessionID(), Source: Source,
-		},
-		CallID: string(c.req.ID),
-		Source: Source,
-		Extra:  map[string]any{"method": c.req.Method},
+	p, err := c.ws.ops.Gate(ctx, c.caller(), cwd, tool, args, destructive)
+	if err != nil {
+		return deniedError(err, code)
 	}
-	if destructive && c.ws.srv.opts.Settings.Security.RequireApproval {
-		req.RequireApproval = c.req.Method + " is destructive and control.security.requireApproval is on"
+	c.p = p
+	return nil
+}
+
+// deniedError maps an operation's refusal to the spec's codes.
+func deniedError(err error, code denyCode) error {
+	var d *ops.DeniedError
+	if !errors.As(err, &d) {
+		return fail(err, "")
 	}
-	v := c.ws.srv.opts.Core.Gate(ctx, req)
-	if v.Allowed {
-		return nil
-	}
+	v := d.Verdict
 	if v.ApprovalID != "" {
 		return jsonrpc.Errorf(jsonrpc.CodeOperationCancelled, "operation cancelled: %s", v.Reason).
 			With("approvalId", v.ApprovalID).With("rule", v.Rule)
@@ -192,14 +206,7 @@ func denyWord(c denyCode) string {
 
 // recordResult records the outcome of a mutating method.
 func (c *call) recordResult(ctx context.Context, tool string, err error) {
-	data := map[string]any{"callId": string(c.req.ID), "tool": tool, "method": c.req.Method, "success": err == nil}
-	if err != nil {
-		data["error"] = err.Error()
-	}
-	b, _ := json.Marshal(data)
-	if _, rerr := c.ws.srv.opts.Core.Record(ctx, event.Event{Session: c.ss.sessionID(), Type: event.ToolResult, Source: Source, Workspace: c.ws.root, Data: b}); rerr != nil {
-		c.ws.srv.log.Warn("could not record a control result", "method", c.req.Method, "err", rerr)
-	}
+	c.ws.ops.Record(ctx, c.caller(), tool, err)
 }
 
 // fail maps an internal error to the spec's error codes: the one table of

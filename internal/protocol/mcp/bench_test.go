@@ -17,7 +17,6 @@ import (
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/protocol/mcp"
-	"github.com/warden-dev/warden/internal/testtools"
 )
 
 // benchFile is the small file every read benchmark reads (1 KiB).
@@ -46,9 +45,10 @@ func benchRoot(b *testing.B) string {
 func benchSession(b *testing.B, root string) *sdk.ClientSession {
 	b.Helper()
 	c := coretest.New(b, coretest.Options{})
+	reg := newWorkspaces(root)
 	srv, err := mcp.New(mcp.Options{
-		Core: c, Token: token, Workspaces: newWorkspaces(root), Version: "bench",
-		Locate: testtools.Lookup,
+		Core: c, Token: token, Workspaces: reg, Version: "bench",
+		Ops: newOps(b, c, reg),
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -5,15 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/warden-dev/warden/internal/core"
-	"github.com/warden-dev/warden/internal/event"
-	"github.com/warden-dev/warden/internal/policy"
-	"github.com/warden-dev/warden/internal/policy/shell"
+	"github.com/warden-dev/warden/internal/ops"
 )
 
 // call is one tool call being handled, in the workspace its request named.
@@ -23,7 +19,7 @@ type call struct {
 	id      string // the call id in gated and recorded events
 	session string // the policy's session: "mcp-" + the MCP session id
 	root    string
-	ws      *workspace
+	ws      *ops.Workspace
 }
 
 // begin resolves the workspace of a tool call from its X-Workspace-Path
@@ -41,7 +37,7 @@ func (s *Server) begin(req *sdk.CallToolRequest, tool string) (*call, error) {
 		return nil, fmt.Errorf("%s is not a registered workspace (%s): run `warden workspace add %s` first", p, WorkspaceHeader, p)
 	}
 	s.markActive(root)
-	ws, err := s.workspace(root)
+	ws, err := s.opsWorkspace(root)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +45,7 @@ func (s *Server) begin(req *sdk.CallToolRequest, tool string) (*call, error) {
 	if req.Session != nil && req.Session.ID() != "" {
 		session = "mcp-" + req.Session.ID()
 	}
-	return &call{srv: s, tool: tool, id: newCallID(), session: session, root: root, ws: ws}, nil
+	return &call{srv: s, tool: tool, id: newCallID(), session: session, root: ws.Root(), ws: ws}, nil
 }
 
 // newCallID returns a random id for a tool call (MCP does not expose the
@@ -60,9 +56,14 @@ func newCallID() string {
 	return "mcp-" + hex.EncodeToString(b)
 }
 
+// caller is who the operations layer sees.
+func (c *call) caller() ops.Caller {
+	return ops.Caller{Source: Source, Session: c.session, CallID: c.id, Extra: map[string]any{"mcpTool": c.tool}}
+}
+
 // abs resolves a path argument inside the workspace.
 func (c *call) abs(p string) (string, error) {
-	abs, err := resolvePath(c.root, p)
+	abs, err := c.ws.Abs(p)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", c.tool, err)
 	}
@@ -70,51 +71,24 @@ func (c *call) abs(p string) (string, error) {
 }
 
 // rel is abs relative to the workspace root.
-func (c *call) rel(abs string) string { return relPath(c.root, abs) }
-
-// errDenied marks an error that is the policy's (or a person's) refusal.
-var errDenied = errors.New("denied by warden")
+func (c *call) rel(abs string) string { return c.ws.Rel(abs) }
 
 // gate asks the core about tool(args) and returns nil only when the call may
 // run. A refusal is an error carrying the policy's reason and rule.
 func (c *call) gate(ctx context.Context, tool string, args map[string]any) error {
-	v := c.srv.opts.Core.Gate(ctx, core.GateRequest{
-		Call: policy.Call{
-			Tool: tool, Args: args, Cwd: c.root, Workspace: c.root,
-			Session: c.session, Source: Source,
-		},
-		CallID: c.id,
-		Source: Source,
-		Extra:  map[string]any{"mcpTool": c.tool},
-	})
-	if v.Allowed {
-		return nil
-	}
-	rule := v.Rule
-	if rule == "" {
-		rule = "(none)"
-	}
-	if v.ApprovalID != "" {
-		return fmt.Errorf("%w: %s was not approved (approval %s, rule %s): %s", errDenied, c.tool, v.ApprovalID, rule, v.Reason)
-	}
-	return fmt.Errorf("%w: %s was blocked by policy rule %s: %s", errDenied, c.tool, rule, v.Reason)
+	_, err := c.ws.Gate(ctx, c.caller(), "", tool, args, false)
+	return err
 }
 
 // gateShell gates an operation as the shell command line it amounts to.
 func (c *call) gateShell(ctx context.Context, argv ...string) error {
-	return c.gate(ctx, "bash", map[string]any{"command": shell.Join(argv...), "description": c.tool})
+	_, err := c.ws.GateShell(ctx, c.caller(), c.tool, false, argv...)
+	return err
 }
 
 // record records the outcome of a tool call that changed something.
 func (c *call) record(ctx context.Context, tool string, err error) {
-	data := map[string]any{"callId": c.id, "tool": tool, "mcpTool": c.tool, "success": err == nil}
-	if err != nil {
-		data["error"] = err.Error()
-	}
-	b, _ := json.Marshal(data)
-	if _, rerr := c.srv.opts.Core.Record(ctx, event.Event{Session: c.session, Type: event.ToolResult, Source: Source, Workspace: c.root, Data: b}); rerr != nil {
-		c.srv.log.Warn("could not record an MCP tool result", "tool", c.tool, "err", rerr)
-	}
+	c.ws.Record(ctx, c.caller(), tool, err)
 }
 
 // textResult is a tool result of plain text.

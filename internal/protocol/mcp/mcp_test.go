@@ -23,6 +23,7 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/protocol/mcp"
 	"github.com/warden-dev/warden/internal/store"
 	"github.com/warden-dev/warden/internal/testtools"
@@ -160,7 +161,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	ws := newWorkspaces(root)
 	srv, err := mcp.New(mcp.Options{
 		Core: c, Token: token, Workspaces: ws, Commands: o.commands, Version: "test",
-		Locate: testtools.Lookup,
+		Ops: newOps(t, c, ws),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +175,22 @@ func newEnv(t *testing.T, o envOptions) *env {
 		hs.Close()
 	})
 	return &env{t: t, core: c, srv: srv, http: hs, root: root, ws: ws}
+}
+
+// newOps is the operations layer over the test's registry, closed with the
+// test.
+func newOps(tb testing.TB, c *core.Core, reg ops.Registry) *ops.Service {
+	tb.Helper()
+	s, err := ops.New(ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("close ops: %v", err)
+		}
+	})
+	return s
 }
 
 // headers adds fixed headers to every request.

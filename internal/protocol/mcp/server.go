@@ -15,6 +15,7 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/netguard"
+	"github.com/warden-dev/warden/internal/ops"
 )
 
 // Source names the door in gated calls and recorded events.
@@ -72,11 +73,11 @@ type Options struct {
 	// Commands runs workspace.executeCommand; nil answers that tool with an
 	// error (the control door, which owns the command registry, is off).
 	Commands Commands
+	// Ops runs every workspace operation (the daemon's one operations
+	// layer, shared with the other doors). Required.
+	Ops *ops.Service
 	// Logger receives the door's logs; nil discards them.
 	Logger *slog.Logger
-	// Locate finds language-server programs (gopls, pyright-langserver);
-	// nil means exec.LookPath (see lsp.Options.Locate).
-	Locate func(name string) (string, error)
 	// Version is warden's version, reported to clients at initialize.
 	Version string
 }
@@ -89,10 +90,9 @@ type Server struct {
 	mcp     *sdk.Server
 	handler http.Handler
 
-	mu         sync.Mutex
-	closed     bool
-	workspaces map[string]*workspace // by root
-	active     map[string]bool       // roots already marked active
+	mu     sync.Mutex
+	closed bool
+	active map[string]bool // roots already marked active
 }
 
 // New returns the door configured by opts.
@@ -104,6 +104,8 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("mcp door: Options.Credentials (or Token) is required")
 	case opts.Workspaces == nil:
 		return nil, errors.New("mcp door: Options.Workspaces is required")
+	case opts.Ops == nil:
+		return nil, errors.New("mcp door: Options.Ops is required")
 	}
 	if opts.Credentials == nil {
 		opts.Credentials = credential.AdminOnly(opts.Token)
@@ -113,10 +115,9 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts:       opts,
-		log:        log,
-		workspaces: map[string]*workspace{},
-		active:     map[string]bool{},
+		opts:   opts,
+		log:    log,
+		active: map[string]bool{},
 	}
 	version := opts.Version
 	if version == "" {
@@ -221,9 +222,9 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
 
-// Close ends every MCP session and shuts the workspace services down
-// (language servers, file systems). Requests after Close are refused with
-// 503. Call it before (or while) the listener's http.Server shuts down:
+// Close ends every MCP session (the workspace services belong to the
+// operations layer, which the daemon closes). Requests after Close are
+// refused with 503. Call it before (or while) the listener's http.Server shuts down:
 // ending the sessions ends their long-lived SSE streams, which
 // http.Server.Shutdown would otherwise wait for. Close is idempotent.
 func (s *Server) Close() error {
@@ -233,22 +234,12 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
-	list := make([]*workspace, 0, len(s.workspaces))
-	for _, w := range s.workspaces {
-		list = append(list, w)
-	}
-	s.workspaces = map[string]*workspace{}
 	s.mu.Unlock()
 
 	var errs []error
 	for ss := range s.mcp.Sessions() {
 		if err := ss.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close MCP session %s: %w", ss.ID(), err))
-		}
-	}
-	for _, w := range list {
-		if err := w.close(); err != nil {
-			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -4,18 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.lsp.dev/protocol"
 
-	"github.com/warden-dev/warden/internal/gitcli"
 	"github.com/warden-dev/warden/internal/lsp"
+	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/search"
-	"github.com/warden-dev/warden/internal/wsfs"
 )
 
 // diagWait is how long lsp.diagnostics waits for a language server's
@@ -24,41 +20,19 @@ const diagWait = 10 * time.Second
 
 // MaxReadBytes is the largest file fs.readFile returns (and the lsp.* tools
 // send to a language server).
-const MaxReadBytes = 10 << 20
-
-// readText reads the text file abs through the sandbox.
-func (c *call) readText(abs string) (string, error) {
-	info, err := c.ws.fs.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", c.rel(abs), err)
-	}
-	if info.IsDir {
-		return "", fmt.Errorf("read %s: is a directory (use fs.listDirectory)", c.rel(abs))
-	}
-	if info.Size > MaxReadBytes {
-		return "", fmt.Errorf("read %s: %d bytes is more than %d (use search.text to find what you need)", c.rel(abs), info.Size, MaxReadBytes)
-	}
-	b, err := c.ws.fs.ReadFile(abs)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", c.rel(abs), err)
-	}
-	if !utf8.Valid(b) {
-		return "", fmt.Errorf("read %s: not a UTF-8 text file (%d bytes)", c.rel(abs), len(b))
-	}
-	return string(b), nil
-}
+const MaxReadBytes = ops.MaxReadBytes
 
 func fsReadFile(ctx context.Context, c *call, in pathInput) (*sdk.CallToolResult, error) {
 	abs, err := c.abs(in.Path)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}); err != nil {
-		return nil, err
-	}
-	text, err := c.readText(abs)
+	text, err := c.ws.ReadText(ctx, c.caller(), abs)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, ops.ErrTooLarge) {
+			return nil, fmt.Errorf("read %s: %w (use search.text to find what you need)", c.rel(abs), err)
+		}
+		return nil, fmt.Errorf("read %s: %w", c.rel(abs), err)
 	}
 	return textResult(text), nil
 }
@@ -68,37 +42,10 @@ func fsWriteFile(ctx context.Context, c *call, in writeInput) (*sdk.CallToolResu
 	if err != nil {
 		return nil, err
 	}
-	if err := c.gate(ctx, "write", map[string]any{"filePath": abs, "content": in.Content}); err != nil {
-		return nil, err
-	}
-	err = c.ws.fs.WriteFile(abs, []byte(in.Content))
-	c.record(ctx, "write", err)
-	if err != nil {
+	if err := c.ws.WriteFile(ctx, c.caller(), abs, []byte(in.Content)); err != nil {
 		return nil, fmt.Errorf("write %s: %w", c.rel(abs), err)
 	}
 	return textResult(fmt.Sprintf("wrote %d bytes to %s", len(in.Content), c.rel(abs))), nil
-}
-
-// replace applies an exact-match edit to text: old must occur exactly once,
-// or at least once when all is set, and is replaced by repl. It returns the new text and the number
-// of replacements.
-func replace(text, old, repl string, all bool) (string, int, error) {
-	if old == "" {
-		return "", 0, errors.New("oldString is empty")
-	}
-	if old == repl {
-		return "", 0, errors.New("oldString and newString are the same")
-	}
-	n := strings.Count(text, old)
-	switch {
-	case n == 0:
-		return "", 0, errors.New("oldString not found (it must match the file exactly, whitespace and indentation included)")
-	case n > 1 && !all:
-		return "", 0, fmt.Errorf("oldString occurs %d times: add surrounding lines to make it unique, or set replaceAll", n)
-	case all:
-		return strings.ReplaceAll(text, old, repl), n, nil
-	}
-	return strings.Replace(text, old, repl, 1), 1, nil
 }
 
 func fsEditFile(ctx context.Context, c *call, in editInput) (*sdk.CallToolResult, error) {
@@ -106,28 +53,11 @@ func fsEditFile(ctx context.Context, c *call, in editInput) (*sdk.CallToolResult
 	if err != nil {
 		return nil, err
 	}
-	if err := c.gate(ctx, "edit", map[string]any{"filePath": abs, "oldString": in.OldString, "newString": in.NewString, "replaceAll": in.ReplaceAll}); err != nil {
-		return nil, err
-	}
-	n, err := c.edit(abs, in)
-	c.record(ctx, "edit", err)
+	n, err := c.ws.EditFile(ctx, c.caller(), abs, in.OldString, in.NewString, in.ReplaceAll)
 	if err != nil {
 		return nil, fmt.Errorf("edit %s: %w", c.rel(abs), err)
 	}
 	return textResult(fmt.Sprintf("edited %s: %d replacement%s", c.rel(abs), n, plural(n))), nil
-}
-
-// edit reads abs, applies the edit and writes the result back.
-func (c *call) edit(abs string, in editInput) (int, error) {
-	b, err := c.ws.fs.ReadFile(abs)
-	if err != nil {
-		return 0, err
-	}
-	text, n, err := replace(string(b), in.OldString, in.NewString, in.ReplaceAll)
-	if err != nil {
-		return 0, err
-	}
-	return n, c.ws.fs.WriteFile(abs, []byte(text))
 }
 
 func plural(n int) string {
@@ -145,18 +75,12 @@ func fsListDirectory(ctx context.Context, c *call, in listInput) (*sdk.CallToolR
 	if err != nil {
 		return nil, err
 	}
-	if err := c.gate(ctx, "list", map[string]any{"path": abs}); err != nil {
-		return nil, err
-	}
-	entries, err := c.ws.fs.List(abs, false)
-	if err != nil && !errors.Is(err, wsfs.ErrListLimit) {
+	entries, truncated, err := c.ws.List(ctx, c.caller(), abs, false, nil)
+	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.rel(abs), err)
 	}
-	if entries == nil {
-		entries = []wsfs.Entry{}
-	}
 	res := map[string]any{"path": abs, "entries": entries}
-	if err != nil {
+	if truncated {
 		res["truncated"] = true
 	}
 	return jsonResult(res)
@@ -169,46 +93,27 @@ func searchText(ctx context.Context, c *call, in searchInput) (*sdk.CallToolResu
 	if in.MaxResults < 0 {
 		return nil, errors.New("search.text: maxResults must not be negative")
 	}
-	if err := c.gate(ctx, "grep", map[string]any{"path": c.root, "pattern": in.Query, "include": in.Include}); err != nil {
-		return nil, err
-	}
-	res, err := search.Find(ctx, c.root, in.Query, search.Options{
+	res, err := c.ws.Search(ctx, c.caller(), in.Query, search.Options{
 		Include: in.Include, MaxResults: in.MaxResults, UseRegex: in.Regex, CaseSensitive: in.CaseSensitive,
-	})
+	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", in.Query, err)
 	}
-	if res == nil {
-		res = []search.Result{}
+	for i := range res.Results {
+		res.Results[i].Path = c.rel(res.Results[i].Path)
 	}
-	return jsonResult(map[string]any{"results": res})
-}
-
-// gateGit gates a git operation as the git command line it amounts to, so
-// the policy's git rules apply.
-func (c *call) gateGit(ctx context.Context, argv ...string) error {
-	return c.gateShell(ctx, append([]string{"git"}, argv...)...)
+	return jsonResult(res)
 }
 
 func gitStatus(ctx context.Context, c *call, _ noInput) (*sdk.CallToolResult, error) {
-	if err := c.gateGit(ctx, "status"); err != nil {
-		return nil, err
-	}
-	st, err := c.ws.git.Status(ctx)
+	st, err := c.ws.GitStatus(ctx, c.caller())
 	if err != nil {
 		return nil, fmt.Errorf("git status: %w", err)
-	}
-	if st.Changes == nil {
-		st.Changes = []gitcli.Change{}
 	}
 	return jsonResult(st)
 }
 
 func gitDiff(ctx context.Context, c *call, in diffInput) (*sdk.CallToolResult, error) {
-	argv := []string{"diff"}
-	if in.Staged {
-		argv = append(argv, "--staged")
-	}
 	rel := ""
 	if in.Path != "" {
 		abs, err := c.abs(in.Path)
@@ -216,12 +121,8 @@ func gitDiff(ctx context.Context, c *call, in diffInput) (*sdk.CallToolResult, e
 			return nil, err
 		}
 		rel = c.rel(abs)
-		argv = append(argv, "--", rel)
 	}
-	if err := c.gateGit(ctx, argv...); err != nil {
-		return nil, err
-	}
-	d, err := c.ws.git.Diff(ctx, rel, in.Staged)
+	d, err := c.ws.GitDiff(ctx, c.caller(), rel, in.Staged)
 	if err != nil {
 		return nil, fmt.Errorf("git diff: %w", err)
 	}
@@ -235,37 +136,21 @@ func gitLog(ctx context.Context, c *call, in logInput) (*sdk.CallToolResult, err
 	if in.MaxCount < 0 {
 		return nil, errors.New("git.log: maxCount must not be negative")
 	}
-	if in.MaxCount == 0 {
-		in.MaxCount = gitcli.DefaultLogMax
-	}
-	if err := c.gateGit(ctx, "log", "-n", strconv.Itoa(in.MaxCount)); err != nil {
-		return nil, err
-	}
-	entries, err := c.ws.git.Log(ctx, in.MaxCount, "")
+	entries, err := c.ws.GitLog(ctx, c.caller(), in.MaxCount, "")
 	if err != nil {
 		return nil, fmt.Errorf("git log: %w", err)
-	}
-	if entries == nil {
-		entries = []gitcli.Entry{}
 	}
 	return jsonResult(map[string]any{"entries": entries})
 }
 
-// document gates a read of the file at p, reads it through the sandbox and
-// brings its language server up to date with it.
+// document gates a read of the file at p and brings its language server up
+// to date with it.
 func (c *call) document(ctx context.Context, p string) (protocol.DocumentURI, error) {
 	abs, err := c.abs(p)
 	if err != nil {
 		return "", err
 	}
-	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}); err != nil {
-		return "", err
-	}
-	text, err := c.readText(abs)
-	if err != nil {
-		return "", err
-	}
-	return c.ws.sync(abs, text)
+	return c.ws.Document(ctx, c.caller(), abs)
 }
 
 func (c *call) position(ctx context.Context, in positionInput) (protocol.DocumentURI, protocol.Position, error) {
@@ -300,7 +185,7 @@ func lspSymbols(ctx context.Context, c *call, in pathInput) (*sdk.CallToolResult
 	if err != nil {
 		return nil, err
 	}
-	syms, err := c.ws.lsp.DocumentSymbols(ctx, u)
+	syms, err := c.ws.LSP().DocumentSymbols(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("symbols of %s: %w", in.Path, err)
 	}
@@ -315,7 +200,7 @@ func lspDefinition(ctx context.Context, c *call, in positionInput) (*sdk.CallToo
 	if err != nil {
 		return nil, err
 	}
-	ls, err := c.ws.lsp.Definition(ctx, u, pos)
+	ls, err := c.ws.LSP().Definition(ctx, u, pos)
 	if err != nil {
 		return nil, fmt.Errorf("definition at %s:%d:%d: %w", in.Path, in.Line, in.Character, err)
 	}
@@ -327,7 +212,7 @@ func lspReferences(ctx context.Context, c *call, in positionInput) (*sdk.CallToo
 	if err != nil {
 		return nil, err
 	}
-	ls, err := c.ws.lsp.References(ctx, u, pos)
+	ls, err := c.ws.LSP().References(ctx, u, pos)
 	if err != nil {
 		return nil, fmt.Errorf("references at %s:%d:%d: %w", in.Path, in.Line, in.Character, err)
 	}
@@ -350,7 +235,7 @@ func lspDiagnostics(ctx context.Context, c *call, in pathInput) (*sdk.CallToolRe
 	}
 	wctx, cancel := context.WithTimeout(ctx, diagWait)
 	defer cancel()
-	ds, err := c.ws.waitDiagnostics(wctx, u)
+	ds, err := c.ws.WaitDiagnostics(wctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("diagnostics of %s: %w", in.Path, err)
 	}

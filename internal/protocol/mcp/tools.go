@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/warden-dev/warden/internal/ops"
 )
 
 // toolNames lists the door's tools, in the order tools/list shows them.
@@ -35,7 +37,7 @@ func addTool[In any](s *Server, name, description string, ann *sdk.ToolAnnotatio
 			}
 			res, err := h(ctx, c, in)
 			if err != nil {
-				if !errors.Is(err, errDenied) {
+				if !errors.Is(err, ops.ErrDenied) {
 					s.log.Debug("mcp tool failed", "tool", name, "workspace", c.root, "err", err)
 				}
 				return nil, nil, err

@@ -1,4 +1,4 @@
-package mcp
+package ops
 
 import (
 	"errors"
@@ -24,21 +24,21 @@ func TestResolvePath(t *testing.T) {
 		{in: "a/../../ws2", outside: true},
 		{in: "file:///etc/passwd", outside: true},
 	} {
-		got, err := resolvePath(root, tc.in)
+		got, err := ResolvePath(root, tc.in)
 		if tc.outside {
-			if !errors.Is(err, errOutside) {
-				t.Errorf("resolvePath(%q) = %q, %v; want errOutside", tc.in, got, err)
+			if !errors.Is(err, ErrOutside) {
+				t.Errorf("ResolvePath(%q) = %q, %v; want ErrOutside", tc.in, got, err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("resolvePath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			t.Errorf("ResolvePath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	if _, err := resolvePath(root, ""); err == nil {
+	if _, err := ResolvePath(root, ""); err == nil {
 		t.Error("empty path accepted")
 	}
-	if _, err := resolvePath(root, "a\x00b"); err == nil {
+	if _, err := ResolvePath(root, "a\x00b"); err == nil {
 		t.Error("NUL byte accepted")
 	}
 }
@@ -51,15 +51,15 @@ func FuzzResolvePath(f *testing.F) {
 	}
 	const root = "/work/ws"
 	f.Fuzz(func(t *testing.T, p string) {
-		got, err := resolvePath(root, p)
+		got, err := ResolvePath(root, p)
 		if err != nil {
 			return
 		}
 		if !filepath.IsAbs(got) || filepath.Clean(got) != got {
-			t.Fatalf("resolvePath(%q) = %q: not absolute and clean", p, got)
+			t.Fatalf("ResolvePath(%q) = %q: not absolute and clean", p, got)
 		}
 		if got != root && !strings.HasPrefix(got, root+"/") {
-			t.Fatalf("resolvePath(%q) = %q: outside %s", p, got, root)
+			t.Fatalf("ResolvePath(%q) = %q: outside %s", p, got, root)
 		}
 	})
 }
@@ -80,7 +80,7 @@ func TestReplace(t *testing.T) {
 		{text: "a b c", old: "b", repl: "b", err: "the same"},
 		{text: "a\r\nb", old: "a\r\n", repl: "", want: "b", n: 1},
 	} {
-		got, n, err := replace(tc.text, tc.old, tc.repl, tc.all)
+		got, n, err := Replace(tc.text, tc.old, tc.repl, tc.all)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("replace(%q, %q) error %v, want %q", tc.text, tc.old, err, tc.err)

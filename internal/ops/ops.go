@@ -1,0 +1,188 @@
+// Package ops is warden's operations layer: the one place where a
+// workspace operation (read a file, search, run git, ask a language server,
+// open a terminal, ...) is defined, with how it becomes a policy.Call and
+// how it runs.
+//
+// The daemon owns one [Service]; it holds one [Workspace] per registered
+// workspace root, and each Workspace owns that root's services: the
+// sandboxed file system (wsfs), the headless editor, the language servers
+// (one per language for the whole workspace), git, terminals and debuggers.
+// Every door (the control door, the MCP door, and next warden's own agent)
+// only translates its wire shapes into these operations and their errors
+// back into its own codes.
+//
+// A door cannot run an operation without the gate: the mechanisms that
+// touch the disk or start processes (the file system, git, terminals,
+// debuggers) are reachable only through a [Permit], and the only way to get
+// a Permit is [Workspace.Gate], which asks core.Gate (policy, durable
+// record, a person when the policy asks).
+//
+// A Workspace exists only for a root the registry knows (after symlinks
+// are resolved): anything else is [ErrNotRegistered].
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"sync"
+
+	"github.com/warden-dev/warden/internal/core"
+)
+
+// ErrNotRegistered reports a directory that is not a registered workspace.
+var ErrNotRegistered = errors.New("not a registered workspace")
+
+// ErrClosed reports an operation on a Service that is shutting down.
+var ErrClosed = errors.New("warden is shutting down")
+
+// NotRegisteredError is ErrNotRegistered with the path asked for and what
+// to do about it.
+type NotRegisteredError struct {
+	// Path is the directory the client named.
+	Path string
+}
+
+func (e *NotRegisteredError) Error() string {
+	return fmt.Sprintf("%s is not a registered workspace: register it with `warden workspace add %s` (warden serves registered workspaces only)", e.Path, e.Path)
+}
+
+// Unwrap makes errors.Is(err, ErrNotRegistered) hold.
+func (e *NotRegisteredError) Unwrap() error { return ErrNotRegistered }
+
+// Registry is what the Service needs of warden's workspace registry.
+type Registry interface {
+	// Lookup resolves a client-supplied path (symlinks resolved) to the
+	// root of the registered workspace it names; ok is false when none.
+	Lookup(path string) (root string, ok bool)
+}
+
+// Launcher starts the programs warden runs on an agent's behalf (terminal
+// shells, debug adapters' programs) confined to a workspace: it returns the
+// command that runs name with args inside the workspace's kernel sandbox.
+type Launcher interface {
+	// Command returns the confined command for workspace root.
+	Command(root, name string, args ...string) (*exec.Cmd, error)
+}
+
+// Options configure a Service.
+type Options struct {
+	// Core gates every operation and records its result. Required.
+	Core *core.Core
+	// Registry decides which roots may be served. Required.
+	Registry Registry
+	// Logger receives operational logs; nil discards them.
+	Logger *slog.Logger
+	// Locate finds external programs (gopls, dlv, ...); nil means
+	// exec.LookPath.
+	Locate func(name string) (string, error)
+	// Launcher confines terminal shells; nil runs them unconfined (the
+	// daemon logs that the kernel sandbox is not enforced).
+	Launcher Launcher
+	// TerminalEnv is the base environment of terminal shells ("KEY=value");
+	// nil means the daemon's own environment.
+	TerminalEnv []string
+	// Shell is the program of every terminal; empty means $SHELL or
+	// /bin/bash.
+	Shell string
+}
+
+// Service holds the services of every registered workspace in use.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	closed bool
+	ws     map[string]*Workspace
+}
+
+// New returns a Service.
+func New(opts Options) (*Service, error) {
+	if opts.Core == nil {
+		return nil, errors.New("ops: Options.Core is required")
+	}
+	if opts.Registry == nil {
+		return nil, errors.New("ops: Options.Registry is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{opts: opts, log: opts.Logger, ws: map[string]*Workspace{}}, nil
+}
+
+// Core is the core every operation is gated through.
+func (s *Service) Core() *core.Core { return s.opts.Core }
+
+// Resolve returns the registered workspace root that path names, or a
+// *NotRegisteredError.
+func (s *Service) Resolve(path string) (string, error) {
+	root, ok := s.opts.Registry.Lookup(path)
+	if !ok {
+		return "", &NotRegisteredError{Path: path}
+	}
+	return root, nil
+}
+
+// Workspace returns the services of the registered workspace that path
+// names, starting them on first use.
+func (s *Service) Workspace(path string) (*Workspace, error) {
+	root, err := s.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if w, ok := s.ws[root]; ok {
+		return w, nil
+	}
+	w, err := newWorkspace(s, root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	s.ws[root] = w
+	return w, nil
+}
+
+// Forget stops the services of root (after the workspace was removed).
+func (s *Service) Forget(root string) {
+	s.mu.Lock()
+	w := s.ws[root]
+	delete(s.ws, root)
+	s.mu.Unlock()
+	if w != nil {
+		if err := w.close(); err != nil {
+			s.log.Warn("close removed workspace", "workspace", root, "err", err)
+		}
+	}
+}
+
+// Close stops every workspace's services (terminals, language servers,
+// debuggers, watchers). Operations after Close fail with ErrClosed.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	list := make([]*Workspace, 0, len(s.ws))
+	for _, w := range s.ws {
+		list = append(list, w)
+	}
+	s.ws = map[string]*Workspace{}
+	s.mu.Unlock()
+	var errs []error
+	for _, w := range list {
+		errs = append(errs, w.close())
+	}
+	return errors.Join(errs...)
+}
+
+// core is the core operations are gated through and recorded in.
+func (s *Service) core() *core.Core { return s.opts.Core }
+
+// background is the context results are recorded with when the caller's
+// is gone.
+func background(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
