@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -193,7 +194,14 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	// One operations layer for every door: one set of services (file
 	// system, editor, language servers, git, terminals, debuggers) per
 	// registered workspace.
-	opsSvc, err := ops.New(ops.Options{Core: c, Registry: reg, Logger: logger.With("part", "ops")})
+	machine, err := sandbox.CurrentMachine(cfg.DataDir, configDir())
+	if err != nil {
+		return err
+	}
+	opsSvc, err := ops.New(ops.Options{
+		Core: c, Registry: reg, Logger: logger.With("part", "ops"),
+		Launcher: sandboxLauncher{core: c, machine: machine},
+	})
 	if err != nil {
 		return err
 	}
@@ -482,6 +490,37 @@ type agentCredentials struct{ s *credential.Store }
 func (a agentCredentials) AgentToken(ctx context.Context, root string, t agent.Type) (string, error) {
 	m, err := a.s.Mint(ctx, root, string(t))
 	return m.Token, err
+}
+
+// sandboxLauncher confines what warden starts for agents (terminal shells)
+// with the kernel sandbox: the policy's sandbox: section, read at each
+// start. Where the section switches the sandbox off, or the kernel has no
+// Landlock (said at start by sandbox.LogSupport), the shell runs
+// unconfined and the policy alone judges what is typed into it.
+type sandboxLauncher struct {
+	core    *core.Core
+	machine sandbox.Machine
+}
+
+func (l sandboxLauncher) Command(root, name string, args ...string) (*exec.Cmd, error) {
+	cfg := l.core.Policy().Sandbox()
+	if !cfg.IsEnabled() || !sandbox.Detect().Enforced() {
+		return exec.Command(name, args...), nil
+	}
+	p, err := sandbox.Build(cfg, l.machine, root)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox profile for %s: %w", root, err)
+	}
+	return sandbox.Command(context.Background(), p, append([]string{name}, args...))
+}
+
+// configDir is warden's config dir (that of the default config file), as
+// `warden sandbox` finds it.
+func configDir() string {
+	if def := config.DefaultConfigFile(); def != "" {
+		return filepath.Dir(def)
+	}
+	return ""
 }
 
 // mcpWorkspaces serves the MCP door's workspace tools from the supervisor.
