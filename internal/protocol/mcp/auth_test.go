@@ -82,9 +82,11 @@ func TestScopedCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := coretest.New(t, coretest.Options{})
+	reg := authRegistry{wsA: true, wsB: true}
 	srv, err := mcp.New(mcp.Options{
-		Core: coretest.New(t, coretest.Options{}), Credentials: creds,
-		Workspaces: authRegistry{wsA: true, wsB: true}, Version: "test",
+		Core: c, Credentials: creds, Ops: newOps(t, c, reg),
+		Workspaces: reg, Version: "test",
 	})
 	if err != nil {
 		t.Fatal(err)
