@@ -22,7 +22,7 @@ func TestBothAgentsSideBySide(t *testing.T) {
 		t.Fatalf("claude: %d\n%s\n%s", code, out, errOut)
 	}
 	oc := newOpenCodeRun(t, filepath.Join(r.dir, "oc"), openai.ToolOnce("bash", map[string]any{"command": "echo from-opencode > opencode.txt", "description": "write"}))
-	oc.monitorURL = "http://" + d.monitor + "/agent-monitor"
+	oc.use(d)
 	oc.run(t, "make a file")
 	for _, f := range []string{filepath.Join(r.ws, "claude.txt"), filepath.Join(oc.proj, "opencode.txt")} {
 		if _, err := os.Stat(f); err != nil {

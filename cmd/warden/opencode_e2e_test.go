@@ -65,8 +65,15 @@ func openCodeEnv(t *testing.T, home string) {
 }
 
 type openCodeRun struct {
-	home, proj, monitorURL string
-	model                  *openai.Server
+	home, proj, monitorURL, dataDir string
+	model                           *openai.Server
+}
+
+// use points the run at daemon d: its monitor door, and its data dir, where
+// the plugin reads warden's public key.
+func (r *openCodeRun) use(d *daemon) {
+	r.monitorURL = "http://" + d.monitor + "/agent-monitor"
+	r.dataDir = d.dataDir
 }
 
 func (r openCodeRun) run(t *testing.T, prompt string) string {
@@ -92,9 +99,14 @@ func (r openCodeRun) run(t *testing.T, prompt string) string {
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
 		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "npm_config_registry=http://127.0.0.1:9/",
 		"OPENCODE_CONFIG_CONTENT="+string(confJSON),
-		"WARDEN_MONITOR_URL="+r.monitorURL,
 		"WARDEN_MONITOR_TIMEOUT_MS=60000",
 	)
+	if r.monitorURL != "" {
+		cmd.Env = append(cmd.Env, "WARDEN_MONITOR_URL="+r.monitorURL)
+	}
+	if r.dataDir != "" {
+		cmd.Env = append(cmd.Env, "WARDEN_DATA_DIR="+r.dataDir)
+	}
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("opencode run did not finish: %v\n%s", err, out)
@@ -167,7 +179,7 @@ func TestOpenCodeSafeAndDangerous(t *testing.T) {
 
 	// A safe command runs, and call, decision and result are in the log.
 	r := newOpenCodeRun(t, filepath.Join(dir, "a"), openai.ToolOnce("bash", map[string]any{"command": "touch made.txt", "description": "make a file"}))
-	r.monitorURL = "http://" + d.monitor + "/agent-monitor"
+	r.use(d)
 	out := r.run(t, "make a file")
 	if _, err := os.Stat(filepath.Join(r.proj, "made.txt")); err != nil {
 		t.Fatalf("the allowed command did not run: %v\n%s", err, out)
@@ -197,7 +209,7 @@ func TestOpenCodeSafeAndDangerous(t *testing.T) {
 	os.MkdirAll(filepath.Dir(key), 0o700)
 	os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"), 0o600)
 	r = newOpenCodeRun(t, filepath.Join(dir, "b"), openai.ToolOnce("bash", map[string]any{"command": "cat ~/.ssh/id_ed25519 > leaked.txt", "description": "read"}))
-	r.monitorURL = "http://" + d.monitor + "/agent-monitor"
+	r.use(d)
 	out = r.run(t, "read the key")
 	if _, err := os.Stat(filepath.Join(r.proj, "leaked.txt")); err == nil {
 		t.Fatalf("the denied command ran\n%s", out)
@@ -214,7 +226,7 @@ func TestOpenCodeSafeAndDangerous(t *testing.T) {
 	// judged like the shell.
 	evil2 := filepath.Join(dir, "c", "home", ".claude", "settings.json")
 	r = newOpenCodeRun(t, filepath.Join(dir, "c"), openai.ToolOnce("write", map[string]any{"filePath": evil2, "content": "pwned"}))
-	r.monitorURL = "http://" + d.monitor + "/agent-monitor"
+	r.use(d)
 	out = r.run(t, "write a file outside")
 	if _, err := os.Stat(evil2); err == nil {
 		t.Fatalf("the denied write ran\n%s", out)
@@ -231,7 +243,7 @@ func TestOpenCodeAskApprovedAndExpired(t *testing.T) {
 	d := startDaemon(t, data, "--approval-timeout", "90s")
 	cmd := "git reset --hard; touch approved.txt"
 	r := newOpenCodeRun(t, filepath.Join(dir, "a"), openai.ToolOnce("bash", map[string]any{"command": cmd, "description": "reset"}))
-	r.monitorURL = "http://" + d.monitor + "/agent-monitor"
+	r.use(d)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	approved := make(chan string, 1)
@@ -265,7 +277,7 @@ func TestOpenCodeAskApprovedAndExpired(t *testing.T) {
 	// Left past the deadline: blocked.
 	d = startDaemon(t, data, "--approval-timeout", "2s")
 	r = newOpenCodeRun(t, filepath.Join(dir, "b"), openai.ToolOnce("bash", map[string]any{"command": cmd, "description": "reset"}))
-	r.monitorURL = "http://" + d.monitor + "/agent-monitor"
+	r.use(d)
 	out = r.run(t, "reset it")
 	if _, err := os.Stat(filepath.Join(r.proj, "approved.txt")); err == nil {
 		t.Fatalf("a call nobody approved ran\n%s", out)

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-dev/warden/internal/daemon"
+	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/hooks"
 )
@@ -245,10 +246,28 @@ func doorOf(dataDir, door string) (addr, token string, err error) {
 	return addr, strings.TrimSpace(string(tok)), nil
 }
 
-// postHook sends one hook body to the running daemon's hook door and
-// returns the status and body of its answer.
+// postHook sends one hook body to the running daemon's hook door, signed
+// with the hook key, and returns the status and body of its answer once the
+// answer's proof verifies against warden's public key. The hook key itself
+// never travels (see package proof), and an answer without warden's proof
+// (whoever listens on a stopped daemon's port) is an error, never a verdict.
 func postHook(ctx context.Context, dataDir, ws string, body []byte, timeout time.Duration) (int, []byte, error) {
-	addr, tok, err := doorOf(dataDir, "hooks")
+	rt, err := daemon.ReadRuntime(dataDir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, nil, fmt.Errorf("warden is not running (no %s in %s): start it with `warden serve`", daemon.RuntimeName, dataDir)
+		}
+		return 0, nil, fmt.Errorf("read %s: %w", filepath.Join(dataDir, daemon.RuntimeName), err)
+	}
+	addr := rt.Listeners["hooks"]
+	if addr == "" {
+		return 0, nil, errors.New("warden's hooks door is switched off (serve --hooks-addr)")
+	}
+	key, err := proof.ReadHookKey(dataDir)
+	if err != nil {
+		return 0, nil, err
+	}
+	pub, err := proof.ReadPublic(dataDir)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -259,8 +278,11 @@ func postHook(ctx context.Context, dataDir, ws string, body []byte, timeout time
 		return 0, nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set(hooks.WorkspaceHeader, ws)
+	nonce, err := proof.SignRequest(req, key, ws, body, time.Now())
+	if err != nil {
+		return 0, nil, err
+	}
 	client := &http.Client{Timeout: timeout, Transport: &http.Transport{Proxy: nil}}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -273,6 +295,10 @@ func postHook(ctx context.Context, dataDir, ws string, body []byte, timeout time
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return 0, nil, fmt.Errorf("read warden's answer: %w", err)
+	}
+	if err := proof.Verify(pub, proof.DoorHooks, nonce, resp.StatusCode, answer, resp.Header.Get(proof.ProofHeader)); err != nil {
+		return 0, nil, fmt.Errorf("the listener on %s is not warden: %w (%s); warden may have stopped without cleaning up (check with `warden status`, start it with `warden serve`)",
+			addr, err, filepath.Join(dataDir, proof.DoorPubName))
 	}
 	return resp.StatusCode, answer, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,32 +12,47 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/internal/daemon"
+	"github.com/warden-dev/warden/internal/proof"
 )
 
 const hookPre = `{"session_id":"s1","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}`
 const hookStop = `{"session_id":"s1","cwd":"/w","hook_event_name":"Stop"}`
 
-// fakeDoor writes a daemon.json and token for a hook door that answers with
-// answer (status code and body).
+// fakeDoor writes a daemon.json and the door keys for a hook door that
+// checks the request's signature as warden does and answers with answer
+// (status code and body), signed with warden's key.
 func fakeDoor(t *testing.T, code int, answer string) (string, *[]http.Header) {
 	t.Helper()
 	dir := t.TempDir()
+	keys, err := proof.EnsureKeys(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier := proof.NewRequestVerifier(keys.HookKey)
 	var seen []http.Header
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(proof.SignAnswers(proof.DoorHooks, keys.Signer, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = append(seen, r.Header.Clone())
+		body, _ := io.ReadAll(r.Body)
+		if err := verifier.Check(r.Header.Get(proof.NonceHeader), r.Header.Get(proof.TimeHeader), r.Header.Get(proof.AuthHeader), r.Header.Get("X-Workspace-Path"), body); err != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":"` + err.Error() + `"}`))
+			return
+		}
 		w.WriteHeader(code)
 		_, _ = w.Write([]byte(answer))
-	}))
+	})))
 	t.Cleanup(srv.Close)
-	rt := daemon.Runtime{Listeners: map[string]string{"hooks": strings.TrimPrefix(srv.URL, "http://")}}
+	writeRuntimeFile(t, dir, strings.TrimPrefix(srv.URL, "http://"))
+	return dir, &seen
+}
+
+func writeRuntimeFile(t *testing.T, dir, hooksAddr string) {
+	t.Helper()
+	rt := daemon.Runtime{Listeners: map[string]string{"hooks": hooksAddr}}
 	b, _ := json.Marshal(rt)
 	if err := os.WriteFile(filepath.Join(dir, daemon.RuntimeName), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("tok\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir, &seen
 }
 
 func runHook(t *testing.T, dataDir, stdin string, args ...string) (string, string, int) {
@@ -75,7 +91,7 @@ func TestHookClaudeGate(t *testing.T) {
 			if exit != tc.exit || !strings.Contains(out, tc.stdout) || (tc.stdout == "" && out != "") || !strings.Contains(errOut, tc.inStderr) {
 				t.Fatalf("exit %d stdout %q stderr %q", exit, out, errOut)
 			}
-			if len(*seen) != 1 || (*seen)[0].Get("Authorization") != "Bearer tok" || (*seen)[0].Get("X-Workspace-Path") != "/proj" {
+			if len(*seen) != 1 || (*seen)[0].Get("Authorization") != "" || (*seen)[0].Get("X-Workspace-Path") != "/proj" || (*seen)[0].Get(proof.AuthHeader) == "" {
 				t.Fatalf("request headers: %v", *seen)
 			}
 		})
@@ -92,15 +108,84 @@ func TestHookClaudeFailsClosedWithoutDaemon(t *testing.T) {
 	ln := httptest.NewServer(http.NotFoundHandler())
 	addr := strings.TrimPrefix(ln.URL, "http://")
 	ln.Close()
-	b, _ := json.Marshal(daemon.Runtime{Listeners: map[string]string{"hooks": addr}})
-	_ = os.WriteFile(filepath.Join(dir, daemon.RuntimeName), b, 0o600)
-	_ = os.WriteFile(filepath.Join(dir, "token"), []byte("tok"), 0o600)
+	writeRuntimeFile(t, dir, addr)
+	if _, err := proof.EnsureKeys(dir); err != nil {
+		t.Fatal(err)
+	}
 	if _, errOut, exit := runHook(t, dir, hookPre); exit != 2 || !strings.Contains(errOut, "cannot reach warden") {
 		t.Fatalf("refused: %d %q", exit, errOut)
 	}
 	// Garbage on stdin: treated as a tool call, blocked.
 	if _, _, exit := runHook(t, dir, "nonsense"); exit != 2 {
 		t.Fatalf("garbage: %d", exit)
+	}
+}
+
+// A listener that took the port of a stopped daemon (daemon.json still names
+// it) cannot make the hook allow a call, whatever it answers, and never sees
+// the hook key.
+func TestHookClaudeRefusesImpostor(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := proof.EnsureKeys(dir); err != nil {
+		t.Fatal(err)
+	}
+	hookKey, err := os.ReadFile(filepath.Join(dir, proof.HookKeyName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow := `{"allow":true,"decision":"allow","reason":"ok","rule":""}`
+	otherKeys, err := proof.EnsureKeys(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	record := func(r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var all []string
+		for k, v := range r.Header {
+			all = append(all, k+": "+strings.Join(v, ","))
+		}
+		seen = append(seen, strings.Join(all, "\n")+"\n"+string(body))
+	}
+	impostors := map[string]http.Handler{
+		"no proof": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			record(r)
+			_, _ = w.Write([]byte(allow))
+		}),
+		"proof by another key": proof.SignAnswers(proof.DoorHooks, otherKeys.Signer, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			record(r)
+			_, _ = w.Write([]byte(allow))
+		})),
+		"garbage proof": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			record(r)
+			w.Header().Set(proof.ProofHeader, "AAAA")
+			_, _ = w.Write([]byte(allow))
+		}),
+	}
+	for name, h := range impostors {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			addr := strings.TrimPrefix(srv.URL, "http://")
+			writeRuntimeFile(t, dir, addr)
+			out, errOut, exit := runHook(t, dir, hookPre, "--auto-approve")
+			if exit != 2 || out != "" || !strings.Contains(errOut, "the listener on "+addr+" is not warden") {
+				t.Fatalf("impostor: exit %d stdout %q stderr %q", exit, out, errOut)
+			}
+			// A non-gating event is spooled for the real daemon, not lost.
+			if _, errOut, exit := runHook(t, dir, hookStop); exit != 0 || !strings.Contains(errOut, "spooled") {
+				t.Fatalf("impostor, Stop: exit %d stderr %q", exit, errOut)
+			}
+		})
+	}
+	key := strings.TrimSpace(string(hookKey))
+	for _, s := range seen {
+		if strings.Contains(s, key) || strings.Contains(strings.ToLower(s), "authorization") {
+			t.Fatalf("the impostor received a credential:\n%s", s)
+		}
+	}
+	if len(seen) != 6 {
+		t.Fatalf("impostors saw %d requests, want 6", len(seen))
 	}
 }
 

@@ -18,6 +18,8 @@ func newInstallClaudeCmd(o *options) *cobra.Command {
 		uninstall   bool
 		autoApprove bool
 		asJSON      bool
+		allowTemp   bool
+		binary      string
 	)
 	cmd := &cobra.Command{
 		Use:   "claude",
@@ -30,7 +32,12 @@ alone; running it twice changes nothing; --uninstall removes only warden's hooks
 
 With --auto-approve, a call warden allows is also allowed in Claude (its own permission
 prompt is skipped); without it, Claude's permission rules still apply after warden's.
-The data dir given with --data-dir (or $WARDEN_DATA_DIR) is written into the command.`,
+The data dir given with --data-dir (or $WARDEN_DATA_DIR) is written into the command.
+
+The PreToolUse hook exits 2 (Claude's "block") whenever the command fails, so a
+missing or broken warden binary blocks every tool call instead of letting it run.
+For the same reason, a temporary build (go run) is refused: install warden with
+"go install ./cmd/warden" first, or name the program with --binary.`,
 		Example: `  warden install claude
   warden install claude --project ~/src/app
   warden install claude --user
@@ -49,7 +56,7 @@ The data dir given with --data-dir (or $WARDEN_DATA_DIR) is written into the com
 				ch, err = claudecode.Uninstall(path)
 			} else {
 				var command string
-				if command, err = o.hookCommand(autoApprove); err != nil {
+				if command, err = o.hookCommand(binary, autoApprove, allowTemp); err != nil {
 					return err
 				}
 				ch, err = claudecode.Install(path, command)
@@ -84,6 +91,8 @@ The data dir given with --data-dir (or $WARDEN_DATA_DIR) is written into the com
 	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove warden's hooks")
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "let calls warden allows skip Claude's own permission prompt")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&allowTemp, "allow-temp-binary", false, "install even when the hook's warden is a temporary `go run` build")
+	cmd.Flags().StringVar(&binary, "binary", "", "the warden program the hooks run (default: this one)")
 	return cmd
 }
 
@@ -109,16 +118,32 @@ func claudeSettingsPath(project string, user bool) (string, error) {
 	return filepath.Join(abs, ".claude", "settings.json"), nil
 }
 
-// hookCommand is the command line the installed hooks run: this binary,
-// "hook claude", the data dir when one was chosen explicitly, and
+// hookCommand is the command line the installed hooks run: this binary (or
+// --binary), "hook claude", the data dir when one was chosen explicitly, and
 // --auto-approve when asked for.
-func (o *options) hookCommand(autoApprove bool) (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find warden's own path: %w", err)
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
+func (o *options) hookCommand(binary string, autoApprove, allowTemp bool) (string, error) {
+	var exe string
+	if binary != "" {
+		abs, err := filepath.Abs(binary)
+		if err != nil {
+			return "", fmt.Errorf("--binary %s: %w", binary, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+			return "", fmt.Errorf("--binary %s is not an executable file", abs)
+		}
+		exe = abs
+		if isTemporaryBuild(exe) && !allowTemp {
+			return "", fmt.Errorf("--binary %s is a temporary go build, deleted when its go command ends: go install ./cmd/warden and name that (or pass --allow-temp-binary)", exe)
+		}
+	} else {
+		if err := refuseTemporaryBuild(allowTemp); err != nil {
+			return "", err
+		}
+		var err error
+		if exe, err = selfPath(); err != nil {
+			return "", err
+		}
 	}
 	var extra []string
 	dir := o.dataDir

@@ -29,6 +29,7 @@ import (
 	"github.com/warden-dev/warden/internal/netguard"
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/control"
 	"github.com/warden-dev/warden/internal/protocol/hooks"
@@ -120,6 +121,12 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			return fmt.Errorf("unset WARDEN_TOKEN: %w", err)
 		}
 	}
+	// The doors' own keys: answers are signed, hook requests are MACed, so
+	// the hook command and the OpenCode plugin know they talk to warden.
+	doorKeys, err := proof.EnsureKeys(cfg.DataDir)
+	if err != nil {
+		return err
+	}
 	pol, policyName, err := loadPolicy(cfg.PolicyFile, cfg.PolicyEnv)
 	if err != nil {
 		return err
@@ -158,7 +165,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		PID: os.Getpid(), Version: cfg.Version, Started: time.Now().UTC(), DataDir: cfg.DataDir,
 		Socket: filepath.Join(cfg.DataDir, admin.SocketName), Listeners: map[string]string{}, Policy: policyName,
 	}
-	hookDoor := hooks.NewHandler(c, token, logger)
+	hookDoor := hooks.NewHandler(c, proof.NewRequestVerifier(doorKeys.HookKey), logger)
 	// Claude Code events spooled while warden was down go in first, before
 	// any door accepts newer ones.
 	spool := hooks.NewIngester(hookDoor, filepath.Join(cfg.DataDir, hooks.SpoolDirName))
@@ -278,8 +285,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	defer mcpDoor.Close()
 	handlers := map[string]http.Handler{
-		"monitor": monitor.NewHandler(c, logger),
-		"hooks":   hookDoor,
+		"monitor": proof.SignAnswers(proof.DoorMonitor, doorKeys.Signer, monitor.NewHandler(c, logger)),
+		"hooks":   proof.SignAnswers(proof.DoorHooks, doorKeys.Signer, hookDoor),
 		"health":  healthHandler(cfg.Version),
 		"control": ctl,
 		"mcp":     mcpDoor,

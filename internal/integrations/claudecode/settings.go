@@ -40,7 +40,10 @@ type Hook struct {
 }
 
 // Hooks are the hook events warden installs: every event Claude Code
-// reports, PreToolUse (the gate) on every tool.
+// reports, PreToolUse (the gate) on every tool. Only PreToolUse's command is
+// guarded (Guard): exit 2 means "block" there, but "keep going" for Stop and
+// "erase the prompt" for UserPromptSubmit, so the other events' failures stay
+// non-blocking.
 func Hooks() []Hook {
 	return []Hook{
 		{"SessionStart", "", EventTimeoutSeconds},
@@ -68,6 +71,16 @@ func Command(binary string, extra ...string) string {
 		parts = append(parts, shell.Quote(a))
 	}
 	return strings.Join(parts, " ")
+}
+
+// Guard makes a gating hook command fail closed on its own: Claude Code blocks
+// a call only when its PreToolUse hook exits 2, and lets it run on every other
+// failure, so a missing or broken warden binary (exit 127, a crash, a signal)
+// must become exit 2 with a reason on stderr. warden's own exit 2 passes
+// through untouched (its reason is already on stderr). Claude Code runs hook
+// commands with /bin/sh -c, so this is POSIX sh.
+func Guard(command string) string {
+	return command + ` || { s=$?; [ "$s" -eq 2 ] || echo "warden: the hook command failed with exit status $s (is the warden binary still there? run: warden install claude); the call is blocked" >&2; exit 2; }`
 }
 
 // IsWardenCommand reports whether a hook command line is one warden
@@ -125,7 +138,11 @@ func Merge(settings map[string]any, command string) (map[string]any, []string) {
 	want := map[string]bool{}
 	for _, h := range Hooks() {
 		want[h.Event] = true
-		entry := map[string]any{"type": "command", "command": command, "timeout": json.Number(fmt.Sprint(h.Timeout))}
+		c := command
+		if h.Event == "PreToolUse" {
+			c = Guard(command) // the gate: every failure blocks
+		}
+		entry := map[string]any{"type": "command", "command": c, "timeout": json.Number(fmt.Sprint(h.Timeout))}
 		orig := deepCopy(hooks[h.Event])
 		before, _ := hooks[h.Event].([]any)
 		groups, found := placeHook(before, h.Matcher, entry)

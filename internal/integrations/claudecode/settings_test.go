@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -49,7 +50,7 @@ func TestMergeKeepsUserSettingsAndIsIdempotent(t *testing.T) {
 		t.Fatalf("user's PreToolUse group: %v", pre)
 	}
 	w := pre[1].(map[string]any)
-	if w["matcher"] != "*" || w["hooks"].([]any)[0].(map[string]any)["command"] != cmd || w["hooks"].([]any)[0].(map[string]any)["timeout"] != json.Number("150") {
+	if w["matcher"] != "*" || w["hooks"].([]any)[0].(map[string]any)["command"] != Guard(cmd) || w["hooks"].([]any)[0].(map[string]any)["timeout"] != json.Number("150") {
 		t.Fatalf("warden's group: %v", w)
 	}
 	if _, ok := hooks["PostToolBatch"]; !ok {
@@ -198,4 +199,56 @@ func FuzzMerge(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The guarded gate command, run by /bin/sh as Claude Code runs it: a missing
+// or failing warden becomes exit 2 with a reason; warden's own answers
+// (stdout with exit 0, a block with exit 2) pass through untouched.
+func TestGuardFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name, binary     string
+		exit             int
+		stdout, inStderr string
+	}{
+		{"missing binary", filepath.Join(dir, "gone", "warden"), 2, "", "exit status 127"},
+		{"not executable", filepath.Join(dir, "README"), 2, "", "exit status 126"},
+		{"crash", script("warden-crash", "exit 1"), 2, "", "exit status 1 "},
+		{"killed", script("warden-killed", "kill -9 $$"), 2, "", "exit status 137"},
+		{"allow", script("warden-allow", `echo '{"ok":1}'`), 0, `{"ok":1}`, ""},
+		{"warden's own block", script("warden-block", "echo 'warden blocked this call' >&2; exit 2"), 2, "", "warden blocked this call"},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command("/bin/sh", "-c", Guard(Command(tc.binary)))
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.exit || strings.TrimSpace(out.String()) != tc.stdout || !strings.Contains(errb.String(), tc.inStderr) {
+				t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
+			}
+			if tc.name == "warden's own block" && strings.Contains(errb.String(), "exit status") {
+				t.Fatalf("warden's own block got a second reason: %q", errb.String())
+			}
+		})
+	}
+	if !IsWardenCommand(Guard(Command("/opt/warden", "--data-dir", "/d"))) {
+		t.Fatal("a guarded command is not recognised as warden's")
+	}
 }

@@ -21,6 +21,10 @@ type Target struct {
 	// ConfigHome is $XDG_CONFIG_HOME (global plugin in
 	// ConfigHome/opencode/plugin).
 	ConfigHome string
+	// DataDir is warden's data dir, recorded in the plugin: it reads
+	// warden's public key and the running daemon's address there. ""
+	// leaves the plugin's default (~/.local/share/warden).
+	DataDir string
 }
 
 // PluginPath returns where the plugin file goes for t.
@@ -51,7 +55,7 @@ func Install(t Target) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	src := plugin.Source()
+	src := plugin.SourceFor(t.DataDir)
 	old, err := os.ReadFile(dest)
 	switch {
 	case err == nil && bytes.Equal(old, src):

@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,6 +42,27 @@ func TestInstallIsIdempotentAndLeavesOthersAlone(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Fatal("another plugin was touched")
+	}
+}
+
+// The data dir the install was made for is recorded in the plugin (it finds
+// warden's key and address there); another data dir is an update.
+func TestInstallRecordsTheDataDir(t *testing.T) {
+	proj := t.TempDir()
+	data := filepath.Join(t.TempDir(), `odd "dir" \ name`)
+	if ch, err := Install(Target{Project: proj, DataDir: data}); err != nil || ch.Action != "installed" {
+		t.Fatalf("%+v %v", ch, err)
+	}
+	got, _ := os.ReadFile(filepath.Join(proj, ".opencode", "plugin", plugin.FileName))
+	q, _ := json.Marshal(data)
+	if !bytes.Contains(got, []byte("const INSTALLED_DATA_DIR = "+string(q)+"\n")) {
+		t.Fatalf("data dir not recorded:\n%s", got)
+	}
+	if ch, _ := Install(Target{Project: proj, DataDir: data}); ch.Action != "unchanged" {
+		t.Fatalf("same data dir: %+v", ch)
+	}
+	if ch, _ := Install(Target{Project: proj, DataDir: data + "2"}); ch.Action != "updated" {
+		t.Fatalf("other data dir: %+v", ch)
 	}
 }
 

@@ -10,7 +10,6 @@ package hooks
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/netguard"
+	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/store"
 )
 
@@ -64,17 +64,19 @@ type Core interface {
 // Handler serves POST /hook.
 type Handler struct {
 	core   Core
-	token  string
+	auth   *proof.RequestVerifier
 	logger *slog.Logger
 }
 
-// NewHandler returns the hook door over c. Requests must carry
-// "Authorization: Bearer <token>".
-func NewHandler(c Core, token string, logger *slog.Logger) *Handler {
+// NewHandler returns the hook door over c. Every request must be signed with
+// the hook key (proof.AuthHeader over the nonce, time, workspace and body;
+// see package proof); a nil auth refuses every request (fail closed). The
+// answers are signed by wrapping the handler in proof.SignAnswers.
+func NewHandler(c Core, auth *proof.RequestVerifier, logger *slog.Logger) *Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handler{core: c, token: token, logger: logger}
+	return &Handler{core: c, auth: auth, logger: logger}
 }
 
 // Verdict is the answer to a PreToolUse. It is sent only once the decision
@@ -111,10 +113,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusForbidden, "forbidden: "+reason)
 		return
 	}
-	if !h.authorized(r) {
-		writeErr(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <token> (the token is in warden's data dir)")
-		return
-	}
 	ws, err := Workspace(r.Header.Get(WorkspaceHeader))
 	if err != nil {
 		writeErr(w, http.StatusBadRequest, err.Error())
@@ -128,6 +126,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeErr(w, http.StatusBadRequest, "read body: "+err.Error())
+		return
+	}
+	if err := h.authorize(r, body); err != nil {
+		writeErr(w, http.StatusUnauthorized, "unauthorized: "+err.Error())
 		return
 	}
 	p, err := Decode(body)
@@ -161,16 +163,13 @@ func Workspace(v string) (string, error) {
 	return filepath.Clean(v), nil
 }
 
-func (h *Handler) authorized(r *http.Request) bool {
-	if h.token == "" {
-		return false // no token configured: nobody gets in (fail closed)
+// authorize checks the request's signature; the workspace signed is the raw
+// header value.
+func (h *Handler) authorize(r *http.Request, body []byte) error {
+	if h.auth == nil {
+		return errors.New("the hook door has no key (fail closed)")
 	}
-	auth := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.token)) == 1
+	return h.auth.Check(r.Header.Get(proof.NonceHeader), r.Header.Get(proof.TimeHeader), r.Header.Get(proof.AuthHeader), r.Header.Get(WorkspaceHeader), body)
 }
 
 func (h *Handler) gate(w http.ResponseWriter, r *http.Request, p *Payload, ws string) {

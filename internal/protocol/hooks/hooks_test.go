@@ -16,14 +16,16 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/session"
 	"github.com/warden-dev/warden/internal/store"
 )
 
+var testKey = []byte("0123456789abcdef0123456789abcdef")
+
 const (
-	testToken = "s3cret"
-	ws        = "/home/dev/proj"
-	sid       = "42da0799-f60a-477d-ac2b-e015b0feac76"
+	ws  = "/home/dev/proj"
+	sid = "42da0799-f60a-477d-ac2b-e015b0feac76"
 )
 
 // Payloads as Claude Code 2.1.197 sent them (recorded on this machine).
@@ -39,9 +41,17 @@ var (
 func newDoor(t *testing.T, o coretest.Options) (*core.Core, *httptest.Server) {
 	t.Helper()
 	c := coretest.New(t, o)
-	srv := httptest.NewServer(NewHandler(c, testToken, nil))
+	srv := httptest.NewServer(NewHandler(c, proof.NewRequestVerifier(testKey), nil))
 	t.Cleanup(srv.Close)
 	return c, srv
+}
+
+// sign signs req as `warden hook claude` does, with key.
+func sign(t *testing.T, req *http.Request, key []byte, body string) {
+	t.Helper()
+	if _, err := proof.SignRequest(req, key, req.Header.Get(WorkspaceHeader), []byte(body), time.Now()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 var client = &http.Client{Timeout: 30 * time.Second}
@@ -52,8 +62,8 @@ func post(t *testing.T, url, body string, hdr map[string]string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
 	req.Header.Set(WorkspaceHeader, ws)
+	sign(t, req, testKey, body)
 	for k, v := range hdr {
 		if v == "" {
 			req.Header.Del(k)
@@ -81,9 +91,16 @@ func TestRequestChecks(t *testing.T) {
 		code int
 	}{
 		{"ok", nil, sessionStart, 200},
-		{"no token", map[string]string{"Authorization": ""}, sessionStart, 401},
-		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, sessionStart, 401},
-		{"basic auth", map[string]string{"Authorization": "Basic " + testToken}, sessionStart, 401},
+		{"unsigned", map[string]string{proof.AuthHeader: ""}, sessionStart, 401},
+		{"no nonce", map[string]string{proof.NonceHeader: ""}, sessionStart, 401},
+		{"no time", map[string]string{proof.TimeHeader: ""}, sessionStart, 401},
+		{"other nonce", map[string]string{proof.NonceHeader: "AAAAAAAAAAAAAAAAAAAAAAAA"}, sessionStart, 401},
+		{"bad nonce", map[string]string{proof.NonceHeader: "not a nonce!"}, sessionStart, 401},
+		{"other time", map[string]string{proof.TimeHeader: "1"}, sessionStart, 401},
+		{"not hex", map[string]string{proof.AuthHeader: "zz"}, sessionStart, 401},
+		{"bearer token instead", map[string]string{proof.AuthHeader: "", "Authorization": "Bearer " + string(testKey)}, sessionStart, 401},
+		{"other workspace signed", map[string]string{"sign-workspace": "/elsewhere"}, sessionStart, 401},
+		{"other key", map[string]string{"sign-key": "fedcba9876543210fedcba9876543210"}, sessionStart, 401},
 		{"no workspace", map[string]string{WorkspaceHeader: ""}, sessionStart, 400},
 		{"relative workspace", map[string]string{WorkspaceHeader: "proj"}, sessionStart, 400},
 		{"foreign host", map[string]string{"Host": "evil.example"}, sessionStart, 403},
@@ -100,9 +117,21 @@ func TestRequestChecks(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+Path, strings.NewReader(tc.body))
-			req.Header.Set("Authorization", "Bearer "+testToken)
 			req.Header.Set(WorkspaceHeader, ws)
+			key, signWS := testKey, ws
+			if k := tc.hdr["sign-key"]; k != "" {
+				key = []byte(k)
+			}
+			if w := tc.hdr["sign-workspace"]; w != "" {
+				signWS = w
+			}
+			if _, err := proof.SignRequest(req, key, signWS, []byte(tc.body), time.Now()); err != nil {
+				t.Fatal(err)
+			}
 			for k, v := range tc.hdr {
+				if k == "sign-key" || k == "sign-workspace" {
+					continue
+				}
 				if k == "Host" {
 					req.Host = v
 					continue
@@ -149,20 +178,46 @@ func TestRequestChecks(t *testing.T) {
 	}
 }
 
-func TestNoTokenRefusesAll(t *testing.T) {
+func TestNoKeyRefusesAll(t *testing.T) {
 	c := coretest.New(t, coretest.Options{})
-	srv := httptest.NewServer(NewHandler(c, "", nil))
+	srv := httptest.NewServer(NewHandler(c, nil, nil))
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+Path, strings.NewReader(sessionStart))
-	req.Header.Set("Authorization", "Bearer ")
 	req.Header.Set(WorkspaceHeader, ws)
+	sign(t, req, testKey, sessionStart)
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != 401 {
-		t.Fatalf("empty token configured: %d", resp.StatusCode)
+		t.Fatalf("no key configured: %d", resp.StatusCode)
+	}
+}
+
+// A request captured on its way (say by a listener that took the port of a
+// stopped daemon) is refused when it is sent again.
+func TestReplayRefused(t *testing.T) {
+	_, srv := newDoor(t, coretest.Options{})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+Path, strings.NewReader(sessionStart))
+	req.Header.Set(WorkspaceHeader, ws)
+	sign(t, req, testKey, sessionStart)
+	hdr := req.Header.Clone()
+	for i, want := range []int{200, 401} {
+		r, _ := http.NewRequest(http.MethodPost, srv.URL+Path, strings.NewReader(sessionStart))
+		r.Header = hdr.Clone()
+		resp, err := client.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("send %d: status %d, want %d: %s", i+1, resp.StatusCode, want, b)
+		}
+		if want == 401 && !strings.Contains(string(b), "already used") {
+			t.Fatalf("replay answer %s", b)
+		}
 	}
 }
 
@@ -376,7 +431,7 @@ func TestOtherEventTypes(t *testing.T) {
 func TestSpoolIngestOnceInOrder(t *testing.T) {
 	dir := t.TempDir()
 	c := coretest.New(t, coretest.Options{})
-	h := NewHandler(c, testToken, nil)
+	h := NewHandler(c, proof.NewRequestVerifier(testKey), nil)
 	spool := filepath.Join(dir, SpoolDirName)
 	var ids []string
 	for _, body := range []string{sessionStart, promptSubmit, stop, sessionEnd} {
@@ -446,7 +501,7 @@ func (failingCore) Record(context.Context, ...event.Event) ([]event.Event, error
 
 func TestRecordFailureIs503(t *testing.T) {
 	c := coretest.New(t, coretest.Options{})
-	srv := httptest.NewServer(NewHandler(failingCore{c}, testToken, nil))
+	srv := httptest.NewServer(NewHandler(failingCore{c}, proof.NewRequestVerifier(testKey), nil))
 	defer srv.Close()
 	if code, _ := post(t, srv.URL, stop, nil); code != http.StatusServiceUnavailable {
 		t.Fatalf("record failure: %d", code)
