@@ -43,7 +43,17 @@ const (
 	// SystemSession (never the secret).
 	CredentialMinted  Type = "credential.minted"
 	CredentialRevoked Type = "credential.revoked"
+
+	// AgentNotification is an agent's notice to its user (Claude Code's
+	// Notification hook, e.g. "Claude needs your permission to use
+	// Bash"): recorded and shown, it changes no status by itself.
+	AgentNotification Type = "agent.notification"
 )
+
+// SourceClaudeCodeHooks is the source of the events Claude Code's hooks
+// bring in (through the hook door, or its spool): what the Claude Code
+// integration follows a workspace's status by.
+const SourceClaudeCodeHooks = "claude-code/hooks"
 
 // SystemSession is the session of warden's own records (workspaces added
 // and removed, agent servers started and stopped, agent status changes):

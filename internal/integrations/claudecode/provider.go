@@ -12,7 +12,6 @@ import (
 
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/integrations/agent"
-	"github.com/warden-dev/warden/internal/protocol/hooks"
 )
 
 // DefaultIdleAfter is how long a busy agent may stay silent before the
@@ -42,12 +41,12 @@ type ProviderOptions struct {
 // Provider is agent.Provider for Claude Code in one workspace. Claude Code
 // runs no server warden connects to: its hooks reach warden's hook door,
 // which records them as events, and the supervisor passes every event of
-// the door (Source hooks.Source) in this workspace to Observe. The status is
+// the door (Source event.SourceClaudeCodeHooks) in this workspace to Observe. The status is
 // derived from them:
 //
 //   - session.start of a session without data.parent: it becomes the root
 //     session (replacing any earlier one) and the status is idle; a
-//     session.start with data.parent (a subagent; see hooks.ChildSession)
+//     session.start with data.parent (a subagent; see the hook door's child session id)
 //     registers a child session of the root. A session.start of the root
 //     with data.startSource "compact" (Claude compacted mid-turn) changes
 //     nothing.
@@ -61,7 +60,7 @@ type ProviderOptions struct {
 //   - session.end of the root: none (everything about the session is
 //     forgotten); of a child: the child is forgotten.
 //   - subagent.spawn / subagent.complete and everything else only count as
-//     activity; Claude's notifications (hooks.TypeNotification) are ignored.
+//     activity; Claude's notifications (event.AgentNotification) are ignored.
 //
 // Every event of the root or a child restarts the inactivity clock; Tick
 // turns busy into idle after IdleAfter without one (waiting never times
@@ -159,7 +158,7 @@ type eventData struct {
 // Observe applies one event of the hook door. Events of another workspace
 // or source, without a session, or arriving after Dispose are ignored.
 func (p *Provider) Observe(e event.Event) {
-	if e.Source != hooks.Source || e.Workspace == "" || filepath.Clean(e.Workspace) != p.workspace || e.Session == "" {
+	if e.Source != event.SourceClaudeCodeHooks || e.Workspace == "" || filepath.Clean(e.Workspace) != p.workspace || e.Session == "" {
 		return
 	}
 	var d eventData
@@ -183,7 +182,7 @@ func (p *Provider) Observe(e event.Event) {
 func (p *Provider) apply(e event.Event, d eventData) {
 	sess := e.Session
 	switch e.Type {
-	case hooks.TypeNotification:
+	case event.AgentNotification:
 		return // Claude's notices ("waiting for your input") say nothing reliable
 	case event.SessionStart:
 		p.start(sess, d)
@@ -267,7 +266,7 @@ func (p *Provider) setRoot(sess string) {
 }
 
 // tracked reports whether sess is the root or a child of it, registering a
-// child whose session.start was missed (its id is hooks.ChildSession of the
+// child whose session.start was missed (its id is the hook door's child session id of the
 // root). p.mu is held.
 func (p *Provider) tracked(sess string) bool {
 	if p.root == "" {

@@ -39,7 +39,7 @@ func (c *clock) Advance(d time.Duration) {
 
 func ev(t event.Type, session string, data map[string]any) event.Event {
 	b, _ := json.Marshal(data)
-	return event.Event{Type: t, Session: session, Source: hooks.Source, Workspace: ws, Data: b}
+	return event.Event{Type: t, Session: session, Source: event.SourceClaudeCodeHooks, Workspace: ws, Data: b}
 }
 
 func start(s string) event.Event {
@@ -67,7 +67,7 @@ func resolved(s, id string) event.Event {
 	return ev(event.ApprovalResolved, s, map[string]any{"approvalId": id, "outcome": "approved"})
 }
 func notice(s string) event.Event {
-	return ev(hooks.TypeNotification, s, map[string]any{"message": "Claude is waiting for your input"})
+	return ev(event.AgentNotification, s, map[string]any{"message": "Claude is waiting for your input"})
 }
 
 // step is one thing done to the provider and the status expected after it.
@@ -96,7 +96,7 @@ func TestProviderTransitions(t *testing.T) {
 	otherSource := func(x event.Event) event.Event { x.Source = "opencode/monitor"; return x }
 	compact := ev(event.SessionStart, S, map[string]any{"startSource": "compact"})
 	busyStatus := ev(event.SessionStatus, S, map[string]any{"status": "busy"})
-	badData := event.Event{Type: event.MessageUser, Session: S, Source: hooks.Source, Workspace: ws, Data: []byte("{")}
+	badData := event.Event{Type: event.MessageUser, Session: S, Source: event.SourceClaudeCodeHooks, Workspace: ws, Data: []byte("{")}
 	trailing := prompt(S)
 	trailing.Workspace = ws + "/"
 

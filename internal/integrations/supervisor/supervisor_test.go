@@ -18,7 +18,6 @@ import (
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/claudecode"
-	"github.com/warden-dev/warden/internal/protocol/hooks"
 	"github.com/warden-dev/warden/internal/store"
 	"github.com/warden-dev/warden/internal/workspace"
 )
@@ -758,7 +757,7 @@ func hookEvent(t *testing.T, dir, session string, typ event.Type, data any) even
 			t.Fatal(err)
 		}
 	}
-	return event.Event{Session: session, Type: typ, Source: hooks.Source, Workspace: dir, Data: b}
+	return event.Event{Session: session, Type: typ, Source: event.SourceClaudeCodeHooks, Workspace: dir, Data: b}
 }
 
 func TestClaudeCodeHookEventsDriveTheAgentStatus(t *testing.T) {

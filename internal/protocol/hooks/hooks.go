@@ -46,7 +46,7 @@ const MaxBody = 8 << 20
 // Source is the source recorded for events arriving through this door;
 // Agent is the agent part of it.
 const (
-	Source = "claude-code/hooks"
+	Source = event.SourceClaudeCodeHooks
 	Agent  = "claude-code"
 )
 

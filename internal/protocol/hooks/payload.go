@@ -35,7 +35,7 @@ const (
 const (
 	// TypeNotification records Claude's Notification hook (Claude shows the
 	// user a notice, e.g. "Claude needs your permission to use Bash").
-	TypeNotification event.Type = "agent.notification"
+	TypeNotification = event.AgentNotification
 	// TypePermissionRequest records Claude's PermissionRequest hook: Claude
 	// is about to show its own permission dialog. warden's own gate already
 	// ran in PreToolUse; this is Claude's second opinion, kept for the audit.
