@@ -60,7 +60,7 @@ func (o *options) policyEnv(home string) policy.Env {
 	env = o.selfEnv(env, dataDir)
 	if cfg.Policy != "" {
 		if abs, err := filepath.Abs(cfg.Policy); err == nil {
-			env.ProtectedDirs = append(env.ProtectedDirs, abs)
+			env.PolicyFiles = append(env.PolicyFiles, abs)
 		}
 	}
 	if rt, err := daemon.ReadRuntime(dataDir); err == nil && rt.PID > 0 {

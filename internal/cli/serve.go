@@ -95,9 +95,9 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 			logger := newLogger(o, cfg.Log)
 			env := o.selfEnv(policy.DefaultEnv(), dataDir)
 			if cfg.Policy != "" {
-				// the policy file the daemon runs is warden's own config
+				// agents may read the policy that judges them, never change it
 				if abs, err := filepath.Abs(cfg.Policy); err == nil {
-					env.ProtectedDirs = append(env.ProtectedDirs, abs)
+					env.PolicyFiles = append(env.PolicyFiles, abs)
 				}
 			}
 			env.DaemonPIDs = append(env.DaemonPIDs, os.Getpid())

@@ -612,7 +612,7 @@ func (e *eval) celVars(u unit) map[string]any {
 		"effect":   celEffect(u.eff),
 		"env": map[string]any{
 			"home": r.home, "temp_dirs": toAny(r.temps), "protected_dirs": toAny(r.protected),
-			"warden_binaries": toAny(r.binaries),
+			"warden_binaries": toAny(r.binaries), "policy_files": toAny(r.policyFiles),
 		},
 	}
 	return vars

@@ -22,6 +22,10 @@ type Env struct {
 	// "warden" always is. Signals to processes of these names are signals
 	// to the daemon.
 	WardenBinaries []string `json:"warden_binaries,omitempty" yaml:"warden_binaries,omitempty"`
+	// PolicyFiles are the policy files the daemon runs (serve --policy,
+	// the config's policy:): agents may read them (they are often checked
+	// into the workspace), never change them.
+	PolicyFiles []string `json:"policy_files,omitempty" yaml:"policy_files,omitempty"`
 	// DaemonPIDs are the process ids of the running warden daemon(s):
 	// kill of one of them is a signal to the daemon.
 	DaemonPIDs []int `json:"daemon_pids,omitempty" yaml:"daemon_pids,omitempty"`
@@ -108,6 +112,7 @@ type roots struct {
 	protectedR      []string
 	allTemp, allPro []string // lexical and resolved together, for $TEMP/$PROTECTED
 	binaries        []string // warden's binaries, lexical and resolved
+	policyFiles     []string // the daemon's policy files, lexical and resolved
 	pids            []int    // the daemon's pids
 }
 
@@ -136,6 +141,11 @@ func newRoots(env Env) *roots {
 	for _, b := range env.WardenBinaries {
 		if b != "" && filepath.IsAbs(b) {
 			r.binaries = appendUniqueDirs(r.binaries, filepath.Clean(b), resolvePath(filepath.Clean(b)))
+		}
+	}
+	for _, f := range env.PolicyFiles {
+		if f != "" && filepath.IsAbs(f) {
+			r.policyFiles = appendUniqueDirs(r.policyFiles, filepath.Clean(f), resolvePath(filepath.Clean(f)))
 		}
 	}
 	r.pids = append(r.pids, env.DaemonPIDs...)

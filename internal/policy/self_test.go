@@ -175,6 +175,10 @@ func TestSelfProtectionCommands(t *testing.T) {
 		{call: bash("warden control call fs.writeFile '{}'"), want: D},
 		{call: bash("warden run opencode"), want: D},
 		{call: bash("warden some-new-command"), want: D},
+		{call: bash("go build -o /tmp/w ./cmd/warden && /tmp/w approve ap_1"), want: D, rule: "warden-approve"},
+		{call: bash("ln -s ~/go/bin/warden /tmp/w; /tmp/w approve ap_1"), want: D, rule: "warden-approve"},
+		{call: bash("WARDEN_DATA_DIR=~/.local/share/warden warden approve ap_1"), want: D, rule: "warden-data"},
+		{call: bash("X=1 warden approve ap_1"), want: D, rule: "warden-approve"},
 		{call: bash("warden sandbox -w . -- warden approve ap_1"), want: D},
 		{call: bash("warden sandbox -- cat ~/.local/share/warden/token"), want: D, rule: "warden-data"},
 		{call: bash("warden sandbox -w . -- cat ~/.ssh/id_rsa"), want: D, rule: "secret-read"},
@@ -204,6 +208,9 @@ func TestSelfProtectionCommands(t *testing.T) {
 		{call: bash("warden serve --data-dir /tmp/w --monitor-addr 127.0.0.1:0"), want: A},
 		{call: bash("go run ./cmd/warden serve --data-dir /tmp/w"), want: A},
 		{call: bash("warden --data-dir /tmp/w approve ap_1"), want: A},
+		{call: bash("WARDEN_DATA_DIR=/tmp/w warden approve ap_1"), want: A},
+		{call: bash("export WARDEN_DATA_DIR=/tmp/w; warden serve"), want: A},
+		{call: bash("go build -o /tmp/w ./cmd/other && /tmp/w approve ap_1"), want: A},
 		{call: bash("grep -rn 'warden approve' docs/"), want: A},
 		{call: bash("git commit -m 'warden approve is for a person'"), want: A},
 	})
@@ -334,5 +341,26 @@ func TestSelfProtectionHooks(t *testing.T) {
 		{call: bash("go build -o bin/warden ./cmd/warden"), want: A},
 		{call: bash("GOBIN=$PWD/bin go install ./cmd/warden"), want: A},
 		{call: bash("go install golang.org/x/tools/gopls@latest"), want: A},
+	})
+}
+
+// TestSelfProtectionPolicyFile: the policy file the daemon runs may be
+// read (it is often in the workspace), never changed.
+func TestSelfProtectionPolicyFile(t *testing.T) {
+	env := testEnv()
+	env.PolicyFiles = []string{ws + "/warden-policy.yaml"}
+	p, err := Default(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, p, []decideCase{
+		{call: bash("echo 'default: allow' > warden-policy.yaml"), want: Deny, rule: "warden-policy-write"},
+		{call: bash("sed -i 's/deny/allow/' warden-policy.yaml"), want: Deny},
+		{call: bash("rm warden-policy.yaml"), want: Deny},
+		{call: tool("edit", "filePath", "warden-policy.yaml"), want: Deny},
+		{call: bash("cat warden-policy.yaml"), want: Allow},
+		{call: bash("grep -r deny ."), want: Allow},
+		{call: bash("tar czf /tmp/src.tgz ."), want: Allow},
+		{call: bash("echo x > other.yaml"), want: Allow},
 	})
 }

@@ -71,6 +71,7 @@ type analyzer struct {
 	full       bool            // MaxCommands or maxSteps reached
 	steps      int             // statements visited
 	downloaded map[string]bool // files written by curl/wget in this line
+	wardenBins map[string]bool // warden binaries built in this line (go build -o X ./cmd/warden)
 	meta       []cmdMeta       // parallel to out.Commands
 	forkBombs  map[string]bool // functions found to be fork bombs
 	funcs      map[string]bool // names of functions defined so far

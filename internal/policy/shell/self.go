@@ -36,12 +36,19 @@ func (k *call) isWarden() bool {
 		return true
 	}
 	f := k.argv[0]
-	if len(k.a.opts.Warden) == 0 || !f.known || !strings.Contains(f.val, "/") {
+	if !f.known || !strings.Contains(f.val, "/") {
 		return false
 	}
 	e, ok := k.a.target(k.st, Exec, f, false)
 	if !ok || e.Unknown {
 		return false
+	}
+	// a link made in the line to warden, or warden built in the line
+	if len(k.a.links) > 0 {
+		e.Target = k.a.throughLinks(e.Target, true)
+	}
+	if path.Base(e.Target) == WardenName || k.a.wardenBins[e.Target] {
+		return true
 	}
 	for _, b := range k.a.opts.Warden {
 		if path.Clean(b) == e.Target {
@@ -120,6 +127,11 @@ func (k *call) warden() {
 		words = append(words, f)
 	}
 	sc, sc2 := "", ""
+	if dataDir == nil {
+		if d, ok := k.envVar("WARDEN_DATA_DIR"); ok {
+			dataDir = &d
+		}
+	}
 	if len(words) > 0 {
 		if !words[0].known {
 			k.wardenAdmin("(a subcommand not known at check time)", dataDir)
@@ -192,6 +204,7 @@ func (k *call) goBuild() {
 	sc := k.args[0].val
 	args := k.args[1:]
 	var pkgs []field
+	var out *field
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.known && strings.HasPrefix(f.val, "-") && len(f.val) > 1 {
@@ -199,9 +212,14 @@ func (k *call) goBuild() {
 			if name == "o" && sc == "build" {
 				switch {
 				case eq:
-					k.file(Write, k.home(sub(f, val)), false)
+					o := k.home(sub(f, val))
+					out = &o
 				case i+1 < len(args):
-					k.file(Write, k.home(args[i+1]), false)
+					o := k.home(args[i+1])
+					out = &o
+				}
+				if out != nil {
+					k.file(Write, *out, false)
 				}
 			}
 			if !eq && contains(goBuildValued, name) {
@@ -210,9 +228,6 @@ func (k *call) goBuild() {
 			continue
 		}
 		pkgs = append(pkgs, f)
-	}
-	if sc != "install" {
-		return
 	}
 	for _, p := range pkgs {
 		if !p.known {
@@ -225,22 +240,38 @@ func (k *call) goBuild() {
 		if path.Base(strings.TrimSuffix(v, "/")) != WardenName {
 			continue
 		}
-		k.file(Write, k.home(sub(p, path.Join(k.goBin(), WardenName))), false)
+		switch {
+		case sc == "install":
+			k.file(Write, k.home(sub(p, path.Join(k.goBin(), WardenName))), false)
+		case out != nil:
+			// the program built is warden, whatever it is called: running
+			// it later in the line is running warden
+			if e, ok := k.a.target(k.st, Exec, *out, false); ok && !e.Unknown {
+				if k.a.wardenBins == nil {
+					k.a.wardenBins = map[string]bool{}
+				}
+				k.a.wardenBins[e.Target] = true
+			}
+		}
 	}
+}
+
+// envVar returns the value of an environment variable set for this
+// command (VAR=x cmd, env VAR=x cmd) or earlier in the line (export VAR=x).
+func (k *call) envVar(name string) (field, bool) {
+	if f, ok := k.ro.env[name]; ok {
+		return f, true
+	}
+	if _, ok := k.st.vars[name]; ok {
+		return k.a.lookup(k.st, name), true
+	}
+	return field{}, false
 }
 
 // goBin is where go install puts programs: $GOBIN, else $GOPATH/bin,
 // else ~/go/bin.
 func (k *call) goBin() string {
-	get := func(name string) (field, bool) {
-		if f, ok := k.ro.env[name]; ok {
-			return f, true
-		}
-		if _, ok := k.st.vars[name]; ok {
-			return k.a.lookup(k.st, name), true
-		}
-		return field{}, false
-	}
+	get := k.envVar
 	if f, ok := get("GOBIN"); ok && f.known && f.val != "" {
 		return f.val
 	}
