@@ -187,6 +187,7 @@ func TestSelfProtectionCommands(t *testing.T) {
 		{call: bash("warden --help"), want: A},
 		{call: bash("warden status"), want: A},
 		{call: bash("warden status --json"), want: A},
+		{call: bash("warden events --data-dir ~/.local/share/warden --json"), want: A},
 		{call: bash("warden events --json --since 7"), want: A},
 		{call: bash("warden sessions"), want: A},
 		{call: bash("warden approvals"), want: A},

@@ -84,10 +84,10 @@ var wardenValueFlags = []string{"data-dir", "config"}
 
 // warden models warden's own CLI. Subcommands that change what warden
 // does are tagged TagWardenAdmin (attr action); the read-only ones are
-// nothing. A --data-dir names another daemon's data dir: the command then
-// acts on that dir (read for read-only subcommands, write otherwise)
-// instead of on the daemon the person runs, so it is judged by where that
-// dir is. "warden sandbox [-w DIR] [--] CMD" runs CMD, judged as CMD.
+// nothing. With --data-dir (or WARDEN_DATA_DIR set in the line) an admin
+// subcommand acts on that dir's daemon instead of the one the person
+// runs: it is a write of that dir, judged by where the dir is. "warden
+// sandbox [-w DIR] [--] CMD" runs CMD, judged as CMD.
 func (k *call) warden() {
 	args := k.args
 	var dataDir *field
@@ -145,7 +145,7 @@ func (k *call) warden() {
 	subs, ok := wardenReadOnly[sc]
 	switch {
 	case ok && subs == nil, ok && contains(subs, sc2) && (len(words) < 2 || words[1].known):
-		k.wardenData(dataDir, Read)
+		// read-only: it shows what the daemon of that data dir lets it
 		return
 	case sc == "sandbox" && len(words) == 1:
 		return // warden sandbox alone prints its usage
@@ -177,18 +177,17 @@ func isSandboxSub(v string) bool {
 // daemon's dir in the temp dir: allowed).
 func (k *call) wardenAdmin(action string, dataDir *field) {
 	if dataDir != nil {
-		k.wardenData(dataDir, Write)
+		k.wardenData(dataDir)
 		return
 	}
 	k.tag(TagWardenAdmin)
 	k.attr("action", action)
 }
 
-func (k *call) wardenData(dataDir *field, kind Kind) {
-	if dataDir == nil {
-		return
-	}
-	k.file(kind, k.home(*dataDir), true)
+// wardenData is the effect of changing the daemon of dataDir: a write of
+// its data dir.
+func (k *call) wardenData(dataDir *field) {
+	k.file(Write, k.home(*dataDir), true)
 }
 
 // goBuildValued are go build flags that take a value.
