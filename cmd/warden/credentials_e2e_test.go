@@ -81,20 +81,22 @@ func (cc *controlClient) call(method string, params any) map[string]any {
 	}
 }
 
-// authenticate answers the challenge with token and reports the answer.
-func (cc *controlClient) authenticate(token string) bool {
+// authenticate answers the challenge with token and reports the answer
+// (and its error).
+func (cc *controlClient) authenticate(token string) (bool, string) {
 	cc.t.Helper()
 	cc.fresh = false
 	r := cc.call("auth.authenticate", map[string]any{"token": token, "nonce": cc.nonce})
 	res, _ := r["result"].(map[string]any)
 	if res["authenticated"] == true {
-		return true
+		return true, ""
 	}
 	// a fresh challenge follows a failed attempt
 	for !cc.fresh {
 		cc.notes = append(cc.notes, cc.read())
 	}
-	return false
+	msg, _ := res["error"].(string)
+	return false, msg
 }
 
 // waitNote reads until a notification named method arrives.
@@ -233,14 +235,14 @@ func TestCredentialsOnTheDaemon(t *testing.T) {
 
 	// The control door takes only the admin credential.
 	cc := dialControl(t, ctx, d.control, ws)
-	if cc.authenticate(scoped) {
-		t.Fatal("the control door accepted the scoped credential")
+	if ok, msg := cc.authenticate(scoped); ok || !strings.Contains(msg, "opens only the MCP door") {
+		t.Fatalf("the control door and the scoped credential: %v %q", ok, msg)
 	}
 	if r := cc.call("fs.readFile", map[string]any{"path": "README.md"}); r["error"] == nil {
 		t.Fatalf("control call after a refused authentication: %v", r)
 	}
-	if !cc.authenticate(adminToken) {
-		t.Fatal("the control door refused the admin token")
+	if ok, msg := cc.authenticate(adminToken); !ok {
+		t.Fatalf("the control door refused the admin token: %s", msg)
 	}
 
 	// A terminal has no token in its environment, though the daemon was
@@ -319,7 +321,22 @@ func TestCredentialsOnTheDaemon(t *testing.T) {
 	if _, errOut, code := warden(t, data, "", "credentials", "revoke", "nope"); code == 0 || !strings.Contains(errOut, "warden credentials") {
 		t.Fatalf("revoke unknown: %d %s", code, errOut)
 	}
-	// Both are in the log, in warden's own session.
+	// Removing a workspace revokes its credentials: registering the same
+	// path again does not bring them back.
+	om, err := ac.MintCredential(ctx, other, "opencode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := warden(t, data, "", "workspace", "remove", other); code != 0 {
+		t.Fatalf("workspace remove: %s", errOut)
+	}
+	if _, errOut, code := warden(t, data, "", "workspace", "add", other); code != 0 {
+		t.Fatalf("workspace add again: %s", errOut)
+	}
+	if code, body := mcpPost(t, d.mcp, om.Token, other); code != http.StatusUnauthorized || !strings.Contains(body, "revoked") {
+		t.Fatalf("a removed workspace's credential: %d %s", code, body)
+	}
+	// All of it is in the log, in warden's own session.
 	out, _, _ = warden(t, data, "", "events", "--session", "warden", "--json")
 	var kinds []string
 	for _, e := range parseEvents(t, out) {
@@ -327,11 +344,84 @@ func TestCredentialsOnTheDaemon(t *testing.T) {
 			kinds = append(kinds, fmt.Sprintf("%s %s", e.Type, e.Workspace))
 		}
 	}
-	if got := strings.Join(kinds, ","); got != "credential.minted "+ws+",credential.revoked "+ws {
-		t.Fatalf("credential events: %q", got)
+	if got, want := strings.Join(kinds, ","), "credential.minted "+ws+",credential.revoked "+ws+",credential.minted "+other+",credential.revoked "+other; got != want {
+		t.Fatalf("credential events: %q, want %q", got, want)
 	}
 	if strings.Contains(out, scoped) {
 		t.Fatal("the log holds the secret")
 	}
 	d.stop()
+}
+
+// `warden run claude|opencode` hand the agent no credential in its
+// environment, even one the user exported; Claude's --mcp-config carries
+// the workspace's scoped credential, never the admin token.
+func TestWardenRunGivesAgentsNoToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	ws := gitWorkspace(t, filepath.Join(dir, "ws"))
+	startDaemonIn(t, data, dir, nil)
+	if _, errOut, code := warden(t, data, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %s", errOut)
+	}
+	adminToken, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := strings.TrimSpace(string(adminToken))
+	// Stand-ins for the agents that write down what they were given.
+	out := filepath.Join(dir, "out")
+	bin := filepath.Join(dir, "bin")
+	for _, d := range []string{out, bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"claude", "opencode"} {
+		script := "#!/bin/sh\nenv > '" + filepath.Join(out, name+".env") + "'\nprintf '%s\\n' \"$@\" > '" + filepath.Join(out, name+".args") + "'\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(dir, "home")
+	env := append(isolatedEnv(t, home), "WARDEN_DATA_DIR="+data,
+		"WARDEN_CLAUDE_BIN="+filepath.Join(bin, "claude"), "WARDEN_OPENCODE_BIN="+filepath.Join(bin, "opencode"),
+		"WARDEN_TOKEN="+admin, "WARDEN_MCP_TOKEN=exported-by-the-user")
+	for _, name := range []string{"claude", "opencode"} {
+		if o, errOut, code := runIn(t, ws, env, binary, "run", name, "-p", "hello"); code != 0 {
+			t.Fatalf("warden run %s: %d\n%s\n%s", name, code, o, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(out, name+".env"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "HOME=") || strings.Contains(string(b), admin) || strings.Contains(string(b), "WARDEN_TOKEN") ||
+			strings.Contains(string(b), "WARDEN_MCP_TOKEN") || strings.Contains(string(b), "wardenagent_") {
+			t.Fatalf("%s's environment:\n%s", name, b)
+		}
+	}
+	args, err := os.ReadFile(filepath.Join(out, "claude.args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(args)), "\n")
+	cfg := ""
+	for i, a := range lines {
+		if a == "--mcp-config" && i+1 < len(lines) {
+			cfg = lines[i+1]
+		}
+	}
+	if cfg == "" {
+		t.Fatalf("claude ran without --mcp-config: %q", lines)
+	}
+	b, err := os.ReadFile(cfg)
+	if err != nil || strings.Contains(string(b), admin) || !strings.Contains(string(b), `"Bearer wardenagent_`) || !strings.Contains(string(b), ws) {
+		t.Fatalf("Claude's MCP config %s (%v):\n%s", cfg, err, b)
+	}
+	// The credential in it is the workspace's Claude Code credential.
+	creds, _, _ := warden(t, data, "", "credentials", "--json")
+	if !strings.Contains(creds, `"agent": "claude-code"`) || !strings.Contains(creds, `"workspace": "`+ws+`"`) {
+		t.Fatalf("credentials --json:\n%s", creds)
+	}
 }

@@ -271,6 +271,21 @@ func (o *options) claudeMCPConfig(ctx context.Context) (string, error) {
 	return target, err
 }
 
+// withoutCredentials is environ without the variables that could carry a
+// warden credential (WARDEN_TOKEN, the config-only agent.CredentialVar):
+// an agent's environment holds none, even when the user exported one.
+func withoutCredentials(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "WARDEN_TOKEN" || k == agent.CredentialVar {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
 // quickExit is how soon `claude --continue` in a terminal must end with
 // exit code 1 to be taken for "nothing to continue" (it takes well under a
 // second; a conversation it did load ends by the user, much later).
@@ -308,6 +323,7 @@ func hasFlag(args []string, flags ...string) bool {
 // waits for it.
 func (o *options) runChild(ctx context.Context, argv []string, watchStderr bool) (int, string, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = withoutCredentials(os.Environ())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.stdin, o.stdout, o.stderr
 	tail := tailbuf.New(8 << 10)
 	if watchStderr {

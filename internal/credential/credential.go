@@ -381,6 +381,34 @@ func (s *Store) Revoke(ctx context.Context, id string) (Credential, error) {
 	return r.Credential, nil
 }
 
+// RevokeWorkspace revokes every valid credential of workspace (it is no
+// longer registered, so a later registration of the same path starts with
+// none), each recorded as credential.revoked, and returns them.
+func (s *Store) RevokeWorkspace(ctx context.Context, workspace string) ([]Credential, error) {
+	s.mu.Lock()
+	var ids []string
+	for _, r := range s.sortedLocked() {
+		if r.Active() && r.Workspace == workspace {
+			ids = append(ids, r.ID)
+		}
+	}
+	s.mu.Unlock()
+	var (
+		out  []Credential
+		errs []error
+	)
+	for _, id := range ids {
+		c, err := s.Revoke(ctx, id)
+		if c.ID != "" {
+			out = append(out, c)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
 // List returns every scoped credential (revoked ones too), oldest first.
 func (s *Store) List() []Credential {
 	s.mu.Lock()

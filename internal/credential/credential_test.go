@@ -195,6 +195,35 @@ func TestMintBadInput(t *testing.T) {
 	}
 }
 
+func TestRevokeWorkspace(t *testing.T) {
+	rec := &recorder{}
+	s := open(t, t.TempDir(), rec)
+	ctx := context.Background()
+	oc, _ := s.Mint(ctx, "/ws/a", "opencode")
+	cc, _ := s.Mint(ctx, "/ws/a", "claude-code")
+	other, _ := s.Mint(ctx, "/ws/b", "opencode")
+	if _, err := s.Revoke(ctx, cc.Credential.ID); err != nil {
+		t.Fatal(err)
+	}
+	n := len(rec.evs)
+	got, err := s.RevokeWorkspace(ctx, "/ws/a")
+	if err != nil || len(got) != 1 || got[0].ID != oc.Credential.ID || got[0].Active() {
+		t.Fatalf("RevokeWorkspace: %+v %v", got, err)
+	}
+	if len(rec.evs) != n+1 || rec.evs[n].Type != event.CredentialRevoked {
+		t.Fatalf("records: %+v", rec.evs[n:])
+	}
+	if _, err := s.Verify(oc.Token); !errors.Is(err, ErrRevoked) {
+		t.Fatalf("the workspace's credential: %v", err)
+	}
+	if _, err := s.Verify(other.Token); err != nil {
+		t.Fatalf("another workspace's credential: %v", err)
+	}
+	if got, err := s.RevokeWorkspace(ctx, "/ws/none"); err != nil || len(got) != 0 {
+		t.Fatalf("a workspace without credentials: %+v %v", got, err)
+	}
+}
+
 // A mint that cannot be recorded leaves no credential behind.
 func TestMintUnrecordedIsUndone(t *testing.T) {
 	dir := t.TempDir()

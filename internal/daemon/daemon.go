@@ -499,6 +499,11 @@ func (a agentCredentials) AgentToken(ctx context.Context, root string, t agent.T
 	return m.Token, err
 }
 
+func (a agentCredentials) RevokeWorkspace(ctx context.Context, root string) error {
+	_, err := a.s.RevokeWorkspace(ctx, root)
+	return err
+}
+
 // sandboxLauncher confines what warden starts for agents (terminal shells)
 // with the kernel sandbox: the policy's sandbox: section, read at each
 // start. Where the section switches the sandbox off, or the kernel has no

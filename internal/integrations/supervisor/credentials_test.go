@@ -30,6 +30,37 @@ func (f *fakeCredentials) AgentToken(_ context.Context, root string, t agent.Typ
 	return "scoped-" + string(t), nil
 }
 
+func (f *fakeCredentials) RevokeWorkspace(_ context.Context, root string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, "revoke "+root)
+	return nil
+}
+
+// Removing a workspace revokes its agents' credentials.
+func TestRemoveWorkspaceRevokesItsCredentials(t *testing.T) {
+	c := coretest.New(t, coretest.Options{})
+	reg, err := workspace.Open(filepath.Join(t.TempDir(), workspace.FileName), workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := &fakeCredentials{}
+	s, err := New(Options{Core: c, Registry: reg, AgentDir: t.TempDir(), Credentials: creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := reg.Add(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RemoveWorkspace(t.Context(), w.Path, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(creds.asked, ","); got != "revoke "+w.Path {
+		t.Fatalf("credential calls: %q", got)
+	}
+}
+
 // An OpenCode config gets the workspace's scoped credential; no process
 // environment the supervisor hands out holds any credential.
 func TestConfigVarsCarryTheScopedCredential(t *testing.T) {

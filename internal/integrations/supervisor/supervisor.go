@@ -67,6 +67,8 @@ type Credentials interface {
 	// t in the workspace root (the MCP door, that workspace only), minting
 	// one when there is none.
 	AgentToken(ctx context.Context, root string, t agent.Type) (string, error)
+	// RevokeWorkspace revokes every credential of the workspace root.
+	RevokeWorkspace(ctx context.Context, root string) error
 }
 
 // Supervisor is the per-machine agent supervisor. Its methods are safe for
@@ -631,6 +633,13 @@ func (s *Supervisor) RemoveWorkspace(ctx context.Context, path string, force boo
 	}
 	if _, err := s.reg.Delete(ctx, w.Path, force); err != nil {
 		return w, err
+	}
+	// Its agents' credentials die with the registration (a scoped
+	// credential opens only a registered workspace anyway).
+	if s.opts.Credentials != nil {
+		if err := s.opts.Credentials.RevokeWorkspace(ctx, w.Path); err != nil {
+			s.log.Warn("could not revoke every credential of the removed workspace", "workspace", w.Path, "err", err)
+		}
 	}
 	if err := s.recordNow(ctx, w.Path, event.WorkspaceRemoved, map[string]any{"name": w.Name, "worktreeRemoved": w.Managed}); err != nil {
 		s.log.Warn("could not record workspace.removed", "workspace", w.Path, "err", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/warden-dev/warden/internal/config"
+	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/jsonrpc"
 )
 
@@ -196,6 +197,9 @@ func (ss *session) authenticate(ctx context.Context, req *jsonrpc.Request) (any,
 	okToken := subtle.ConstantTimeCompare([]byte(p.Token), []byte(ss.srv.token)) == 1
 	if !okNonce || !okToken {
 		why := "invalid token"
+		if strings.HasPrefix(p.Token, credential.AgentPrefix) {
+			why = "invalid token: a scoped agent credential opens only the MCP door of its workspace; the control door takes the admin token (<data dir>/token)"
+		}
 		if !okNonce {
 			why = "invalid or already used nonce"
 		}
