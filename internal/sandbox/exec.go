@@ -14,13 +14,11 @@ import (
 // did not allow running unconfined.
 var ErrNotEnforced = errors.New("sandbox: this kernel has no Landlock, so nothing can be confined (run with --allow-unconfined to run anyway, unconfined)")
 
-// Restrict confines the calling process with p (every thread; the calling
-// goroutine stays locked to its OS thread, which is the one to exec from).
-// It reports what the kernel enforced. Without Landlock it returns
-// ErrNotEnforced unless allowUnconfined, in which case it confines nothing
-// and returns the (empty) support. It cannot be undone: call it only in a
-// process that is about to exec the confined command.
-func Restrict(p *Profile, allowUnconfined bool) (Support, error) {
+// restrictForExec confines the calling goroutine's OS thread with p (the
+// goroutine stays locked to it: exec from it next). It reports what the
+// kernel enforces. Without Landlock it returns ErrNotEnforced unless
+// allowUnconfined, in which case it confines nothing.
+func restrictForExec(p *Profile, allowUnconfined bool) (Support, error) {
 	if err := p.Validate(); err != nil {
 		return Support{}, err
 	}
@@ -37,7 +35,7 @@ func Restrict(p *Profile, allowUnconfined bool) (Support, error) {
 	return s, nil
 }
 
-// Exec confines the calling process with p (Restrict), then replaces it
+// Exec confines the calling process with p, then replaces it
 // with argv (argv[0] looked up in PATH) and env, so the exit status is the
 // command's. It returns only on error.
 func Exec(p *Profile, argv, env []string, allowUnconfined bool) error {
@@ -48,7 +46,7 @@ func Exec(p *Profile, argv, env []string, allowUnconfined bool) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	if _, err := Restrict(p, allowUnconfined); err != nil {
+	if _, err := restrictForExec(p, allowUnconfined); err != nil {
 		return err
 	}
 	if err := syscall.Exec(path, argv, env); err != nil {

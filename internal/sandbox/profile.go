@@ -216,7 +216,8 @@ func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, err
 	for i := range p.Denied {
 		p.Denied[i].Missing = !exists(p.Denied[i].Path)
 	}
-	if d, ok := p.conflict(ws); ok {
+	denied := resolveDenied(p.Denied)
+	if d, ok := conflict(denied, ws); ok {
 		return nil, fmt.Errorf("sandbox: the workspace %s would expose %s (%s): choose a project directory", ws, d.Path, d.Why)
 	}
 
@@ -228,7 +229,7 @@ func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, err
 				return
 			}
 		}
-		if d, ok := p.conflict(path); ok {
+		if d, ok := conflict(denied, path); ok {
 			p.Dropped = append(p.Dropped, Dropped{Entry: e, Reason: fmt.Sprintf("it would expose %s (%s)", d.Path, d.Why)})
 			return
 		}
@@ -372,25 +373,39 @@ func homeDefaults(m Machine, home string) []homeEntry {
 
 // conflict returns the denied location that path contains or lies inside,
 // comparing both the path as written and with symlinks resolved.
-func (p *Profile) conflict(path string) (Entry, bool) {
+func conflict(denied []resolvedEntry, path string) (Entry, bool) {
 	cands := []string{path}
 	if r, err := filepath.EvalSymlinks(path); err == nil && r != path {
 		cands = append(cands, r)
 	}
-	for _, d := range p.Denied {
-		ds := []string{d.Path}
-		if r, err := filepath.EvalSymlinks(d.Path); err == nil && r != d.Path {
-			ds = append(ds, r)
-		}
+	for _, d := range denied {
 		for _, c := range cands {
-			for _, dp := range ds {
+			for _, dp := range d.paths {
 				if within(dp, c) || within(c, dp) {
-					return d, true
+					return d.Entry, true
 				}
 			}
 		}
 	}
 	return Entry{}, false
+}
+
+// resolvedEntry is a denied entry with its path as written and, when it
+// exists and differs, with symlinks resolved.
+type resolvedEntry struct {
+	Entry
+	paths []string
+}
+
+func resolveDenied(denied []Entry) []resolvedEntry {
+	out := make([]resolvedEntry, len(denied))
+	for i, d := range denied {
+		out[i] = resolvedEntry{Entry: d, paths: []string{d.Path}}
+		if r, err := filepath.EvalSymlinks(d.Path); err == nil && r != d.Path {
+			out[i].paths = append(out[i].paths, r)
+		}
+	}
+	return out
 }
 
 // within reports whether path is dir or lies under it.
