@@ -244,7 +244,7 @@ func EnsureAdminToken(path string) (string, error) {
 }
 
 // AdminToken returns the admin token, for the doors configured with it
-// directly (the hook door) and for tests.
+// directly (the control door's challenge) and for tests.
 func (s *Store) AdminToken() string { return s.admin }
 
 // Verify implements Verifier. The admin token and the credential's hash

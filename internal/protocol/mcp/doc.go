@@ -13,9 +13,14 @@
 //   - the Host header names the loopback interface and a browser's Origin,
 //     when present, is loopback too (DNS rebinding, cross-site requests):
 //     otherwise 403 with a JSON body {"error": "..."};
-//   - "Authorization: Bearer <token>" carries warden's token (compared in
-//     constant time): otherwise 401 with {"error": "..."} saying to pass the
-//     token from <data dir>/token;
+//   - "Authorization: Bearer <credential>" carries a warden credential,
+//     checked by Options.Credentials (package credential, constant time):
+//     the admin token opens every registered workspace; a scoped agent
+//     credential (what generated agent configs carry) only the workspace
+//     X-Workspace-Path resolves to, which must be its own. A missing,
+//     unknown or revoked credential is 401 with {"error": "..."}; a scoped
+//     one used elsewhere, or without the header, 403. Every request is
+//     checked, so a revocation holds on an open session's next call;
 //   - the body is at most MaxBodyBytes (4 MiB).
 //
 // # Workspaces
