@@ -68,13 +68,14 @@ func parseShell(src string) (*syntax.File, error) {
 type analyzer struct {
 	opts       Options
 	out        *Analysis
-	full       bool            // MaxCommands or maxSteps reached
-	steps      int             // statements visited
-	downloaded map[string]bool // files written by curl/wget in this line
-	wardenBins map[string]bool // warden binaries built in this line (go build -o X ./cmd/warden)
-	meta       []cmdMeta       // parallel to out.Commands
-	forkBombs  map[string]bool // functions found to be fork bombs
-	funcs      map[string]bool // names of functions defined so far
+	full       bool              // MaxCommands or maxSteps reached
+	steps      int               // statements visited
+	downloaded map[string]bool   // files written by curl/wget in this line
+	wardenBins map[string]bool   // warden binaries built in this line (go build -o X ./cmd/warden)
+	written    map[string]string // files written earlier in the line with known content (echo x > f.sh)
+	meta       []cmdMeta         // parallel to out.Commands
+	forkBombs  map[string]bool   // functions found to be fork bombs
+	funcs      map[string]bool   // names of functions defined so far
 	// pipeOut is the output of each pipeline analysed so far, when known
 	// (echo … | base64 -d), for $(…) of a pipeline.
 	pipeOut map[*syntax.BinaryCmd]stdinInfo

@@ -54,7 +54,9 @@ func (a *analyzer) callExpr(c *ctx, st *state, s *syntax.Stmt, ce *syntax.CallEx
 	if hasIn {
 		cc = c.withStdin(in)
 	}
+	start := len(a.out.Commands)
 	a.run(cc, st, argv, runOpts{sp: stmtSpan(s), env: env, effs: effs, tags: tags})
+	a.recordWritten(st, s.Redirs, start)
 }
 
 func (a *analyzer) assignValue(c *ctx, st *state, as *syntax.Assign) field {
@@ -562,7 +564,19 @@ func (a *analyzer) finish(k *call) {
 
 // --- helpers used by program models ---
 
+// keepsContent are programs whose writes change a file's metadata, not
+// its content.
+var keepsContent = map[string]bool{"chmod": true, "chown": true, "chgrp": true, "touch": true, "chattr": true, "setfacl": true}
+
 func (k *call) eff(e Effect) {
+	if (e.Kind == Write || e.Kind == Delete) && len(k.a.written) > 0 && !keepsContent[k.name] {
+		// a file changed by a program no longer holds what was written
+		if e.Unknown {
+			k.a.written = nil
+		} else {
+			delete(k.a.written, e.Target)
+		}
+	}
 	for _, x := range k.cmd.Effects {
 		if x == e {
 			return

@@ -19,6 +19,8 @@ func (a *analyzer) model(k *call) {
 	case k.isWarden():
 		k.warden()
 		return
+	case k.argv[0].known && strings.Contains(k.argv[0].val, "/") && k.runWritten(k.argv[0], ""):
+		return // a script written earlier in the line, run by its path
 	case isShell(n):
 		k.shell()
 		return
@@ -712,6 +714,9 @@ loop:
 		k.nested(ops[0], k.name+" -c", pos, false)
 	case len(ops) > 0 && !stdin && !(ops[0].known && (ops[0].val == "-" || ops[0].val == "/dev/stdin")):
 		k.script(ops[0], noexec)
+		if !noexec {
+			k.runWritten(ops[0], "sh")
+		}
 	default:
 		k.stdinCode(true)
 	}
@@ -846,8 +851,13 @@ loop:
 	case module:
 	case i < len(args) && !(args[i].known && args[i].val == "-"):
 		k.script(args[i], false)
+		k.runWritten(args[i], lang)
 	default:
 		k.stdinCode(false)
+		if in := k.c.stdin; in.literal && !in.remote {
+			// the program is the known text on stdin (python3 - <<'EOF')
+			k.inlineCode(lit(in.text), lang)
+		}
 	}
 }
 
@@ -919,9 +929,13 @@ func (k *call) perl() {
 	if code == nil {
 		if len(rest) == 0 {
 			k.stdinCode(false)
+			if in := k.c.stdin; in.literal && !in.remote {
+				k.inlineCode(lit(in.text), "perl")
+			}
 			return
 		}
 		k.script(rest[0], false)
+		k.runWritten(rest[0], "perl")
 		return
 	}
 	k.eff(Effect{Kind: Exec, Reason: "inline code (perl)"})
@@ -953,6 +967,7 @@ func (k *call) source() {
 		return
 	}
 	k.script(f, false)
+	k.runWritten(f, "sh")
 }
 
 // cd tracks the working directory.

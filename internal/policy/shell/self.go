@@ -3,6 +3,8 @@ package shell
 import (
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Tags for warden's own controls and for signals to processes.
@@ -466,4 +468,100 @@ func (k *call) serviceStop() {
 			}
 		}
 	}
+}
+
+// maxWritten bounds the content kept of files written in the line.
+const maxWritten = 64 << 10
+
+// recordWritten remembers what a command that printed known text wrote
+// through its output redirections (echo 'rm -rf ~' > x.sh, cat > x.sh
+// <<'EOF' ... EOF), so a script written then run in the same line is
+// judged by its content. A write whose content is not known forgets the
+// file.
+func (a *analyzer) recordWritten(st *state, rs []*syntax.Redirect, start int) {
+	for _, r := range rs {
+		if r == nil || r.Word == nil {
+			continue
+		}
+		app := false
+		switch r.Op {
+		case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll:
+		case syntax.AppOut, syntax.AppAll:
+			app = true
+		default:
+			continue
+		}
+		v := r.Word.Lit()
+		if v == "" {
+			if len(a.written) > 0 {
+				a.written = nil // an unknown file was written: forget them all
+			}
+			continue
+		}
+		if a.opts.Home != "" && (v == "~" || strings.HasPrefix(v, "~/")) {
+			v = a.opts.Home + v[1:]
+		}
+		e, ok := a.target(st, Write, lit(v), false)
+		if !ok || e.Unknown {
+			continue
+		}
+		txt, known := "", false
+		if start < len(a.out.Commands) {
+			txt, known = literalOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env)
+		}
+		if !known {
+			delete(a.written, e.Target)
+			continue
+		}
+		if a.written == nil {
+			a.written = map[string]string{}
+		}
+		if old, had := a.written[e.Target]; app && had {
+			txt = old + txt
+		}
+		if len(txt) > maxWritten {
+			delete(a.written, e.Target)
+			continue
+		}
+		a.written[e.Target] = txt
+	}
+}
+
+// writtenScript returns the content of the script file f when it was
+// written earlier in the line with known content.
+func (k *call) writtenScript(f field) (string, bool) {
+	if len(k.a.written) == 0 || !f.known {
+		return "", false
+	}
+	e, ok := k.a.target(k.st, Read, k.home(f), false)
+	if !ok || e.Unknown {
+		return "", false
+	}
+	txt, ok := k.a.written[e.Target]
+	return txt, ok
+}
+
+// runWritten analyses a script written earlier in the line as the code it
+// is: shell code, or (by its #! line) another interpreter's. It reports
+// whether f was such a script.
+func (k *call) runWritten(f field, lang string) bool {
+	txt, ok := k.writtenScript(f)
+	if !ok {
+		return false
+	}
+	if lang == "" && strings.HasPrefix(txt, "#!") {
+		first, _, _ := strings.Cut(txt, "\n")
+		for _, l := range []string{"python", "node", "perl", "ruby", "php"} {
+			if strings.Contains(first, l) {
+				lang = l
+				break
+			}
+		}
+	}
+	if lang != "" && lang != "sh" {
+		k.inlineCode(lit(txt), lang)
+		return true
+	}
+	k.nested(lit(txt), k.name+" "+f.val, []field{f}, false)
+	return true
 }
