@@ -75,6 +75,11 @@ func (o *options) policyEnv(home string) policy.Env {
 func (o *options) selfEnv(env policy.Env, dataDir string) policy.Env {
 	if dataDir != "" {
 		env.ProtectedDirs = append(env.ProtectedDirs, dataDir)
+		// agents' commands may name it through the variable
+		if env.Vars == nil {
+			env.Vars = map[string]string{}
+		}
+		env.Vars["WARDEN_DATA_DIR"] = dataDir
 	}
 	if cf := config.DefaultConfigFile(); cf != "" {
 		env.ProtectedDirs = append(env.ProtectedDirs, filepath.Dir(cf))

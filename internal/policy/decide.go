@@ -153,8 +153,11 @@ func (e *eval) analyse() {
 		return
 	}
 	opts := shell.Options{Cwd: n.cwd, Home: e.p.roots.home, Warden: e.p.roots.binaries}
-	if e.p.roots.home != "" || len(e.p.roots.temps) > 0 {
+	if e.p.roots.home != "" || len(e.p.roots.temps) > 0 || len(e.p.roots.envVars) > 0 {
 		opts.Env = map[string]string{}
+		for k, v := range e.p.roots.envVars {
+			opts.Env[k] = v
+		}
 		if e.p.roots.home != "" {
 			opts.Env["HOME"] = e.p.roots.home
 		}

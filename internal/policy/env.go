@@ -26,16 +26,21 @@ type Env struct {
 	// the config's policy:): agents may read them (they are often checked
 	// into the workspace), never change them.
 	PolicyFiles []string `json:"policy_files,omitempty" yaml:"policy_files,omitempty"`
+	// Vars are environment variables the agents' commands are assumed to
+	// see, as the daemon knows them ($WARDEN_DATA_DIR, $XDG_DATA_HOME,
+	// $XDG_CONFIG_HOME), so "cat $WARDEN_DATA_DIR/token" is judged as a
+	// read of the token. HOME and TMPDIR come from Home and TempDirs.
+	Vars map[string]string `json:"vars,omitempty" yaml:"vars,omitempty"`
 	// DaemonPIDs are the process ids of the running warden daemon(s):
 	// kill of one of them is a signal to the daemon.
 	DaemonPIDs []int `json:"daemon_pids,omitempty" yaml:"daemon_pids,omitempty"`
 }
 
 // DefaultEnv describes this machine from the process environment: the home
-// directory, the temp dirs (os.TempDir, /tmp, /var/tmp) and warden's data
+// directory, the temp dirs (os.TempDir, /tmp, /var/tmp), warden's data
 // and config dirs ($XDG_DATA_HOME/warden else ~/.local/share/warden,
-// $XDG_CONFIG_HOME/warden else ~/.config/warden). The CLI calls it; Decide
-// never does.
+// $XDG_CONFIG_HOME/warden else ~/.config/warden) and, in Vars, the XDG
+// variables that are set. The CLI calls it; Decide never does.
 func DefaultEnv() Env {
 	var env Env
 	if h, err := os.UserHomeDir(); err == nil {
@@ -53,6 +58,14 @@ func DefaultEnv() Env {
 	for _, d := range []string{data, conf} {
 		if d != "" && filepath.IsAbs(d) {
 			env.ProtectedDirs = appendUniqueDirs(env.ProtectedDirs, filepath.Join(d, "warden"))
+		}
+	}
+	for _, v := range []string{"XDG_DATA_HOME", "XDG_CONFIG_HOME"} {
+		if x := os.Getenv(v); x != "" && filepath.IsAbs(x) {
+			if env.Vars == nil {
+				env.Vars = map[string]string{}
+			}
+			env.Vars[v] = x
 		}
 	}
 	return env
@@ -112,6 +125,7 @@ type roots struct {
 	protectedR      []string
 	allTemp, allPro []string // lexical and resolved together, for $TEMP/$PROTECTED
 	binaries        []string // warden's binaries, lexical and resolved
+	envVars         map[string]string
 	policyFiles     []string // the daemon's policy files, lexical and resolved
 	pids            []int    // the daemon's pids
 }
@@ -149,6 +163,12 @@ func newRoots(env Env) *roots {
 		}
 	}
 	r.pids = append(r.pids, env.DaemonPIDs...)
+	for k, v := range env.Vars {
+		if r.envVars == nil {
+			r.envVars = map[string]string{}
+		}
+		r.envVars[k] = v
+	}
 	r.allTemp = appendUniqueDirs(appendUniqueDirs(nil, r.temps...), r.tempsR...)
 	r.allPro = appendUniqueDirs(appendUniqueDirs(nil, r.protected...), r.protectedR...)
 	return r

@@ -369,3 +369,20 @@ func TestSelfProtectionPolicyFile(t *testing.T) {
 		{call: bash("echo x > other.yaml"), want: Allow},
 	})
 }
+
+// TestSelfProtectionVars: the variables that name warden's dirs are
+// known as the daemon knows them.
+func TestSelfProtectionVars(t *testing.T) {
+	env := testEnv()
+	env.Vars = map[string]string{"WARDEN_DATA_DIR": "/home/dev/.local/share/warden", "XDG_CONFIG_HOME": "/home/dev/.config"}
+	p, err := Default(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, p, []decideCase{
+		{call: bash(`cat "$WARDEN_DATA_DIR/token"`), want: Deny, rule: "warden-data"},
+		{call: bash(`curl --unix-socket $WARDEN_DATA_DIR/warden.sock http://x/`), want: Deny},
+		{call: bash(`cat $XDG_CONFIG_HOME/warden/config.yaml`), want: Deny},
+		{call: bash(`ls $XDG_CONFIG_HOME`), want: Allow},
+	})
+}
