@@ -164,7 +164,7 @@ type Store struct {
 	admin     string
 	adminHash [sha256.Size]byte
 
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	creds map[string]*record // by id
 }
 
@@ -261,13 +261,13 @@ func (s *Store) Verify(token string) (Principal, error) {
 	if !ok {
 		return Principal{}, ErrUnknown
 	}
-	s.mu.Lock()
+	s.mu.RLock()
 	r, found := s.creds[id]
 	var rec record
 	if found {
 		rec = *r
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	if !found {
 		return Principal{}, ErrUnknown
 	}
@@ -349,6 +349,11 @@ func (s *Store) Mint(ctx context.Context, workspace, agent string) (Minted, erro
 		}
 		return Minted{}, fmt.Errorf("mint credential: record it: %w", err)
 	}
+	for _, r := range stale {
+		if err := s.record(ctx, event.CredentialRevoked, r.Credential); err != nil {
+			s.log.Warn("could not record the revocation of a stale agent credential", "id", r.ID, "err", err)
+		}
+	}
 	s.log.Info("minted an agent credential", "id", id, "workspace", workspace, "agent", agent)
 	return Minted{Credential: r.Credential, Token: tok, New: true}, nil
 }
@@ -385,14 +390,14 @@ func (s *Store) Revoke(ctx context.Context, id string) (Credential, error) {
 // longer registered, so a later registration of the same path starts with
 // none), each recorded as credential.revoked, and returns them.
 func (s *Store) RevokeWorkspace(ctx context.Context, workspace string) ([]Credential, error) {
-	s.mu.Lock()
+	s.mu.RLock()
 	var ids []string
 	for _, r := range s.sortedLocked() {
 		if r.Active() && r.Workspace == workspace {
 			ids = append(ids, r.ID)
 		}
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	var (
 		out  []Credential
 		errs []error
@@ -411,8 +416,8 @@ func (s *Store) RevokeWorkspace(ctx context.Context, workspace string) ([]Creden
 
 // List returns every scoped credential (revoked ones too), oldest first.
 func (s *Store) List() []Credential {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	out := []Credential{}
 	for _, r := range s.sortedLocked() {
 		out = append(out, r.Credential)

@@ -266,7 +266,8 @@ func TestAdminTokenChangeReplacesCredentials(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, AdminTokenFile)); err != nil {
 		t.Fatal(err)
 	}
-	s2 := open(t, dir, nil)
+	rec := &recorder{}
+	s2 := open(t, dir, rec)
 	if s2.AdminToken() == s.AdminToken() {
 		t.Fatal("same admin token after it was removed")
 	}
@@ -282,6 +283,15 @@ func TestAdminTokenChangeReplacesCredentials(t *testing.T) {
 	}
 	if _, err := s2.Verify(m.Token); !errors.Is(err, ErrRevoked) {
 		t.Fatalf("the stale credential: %v", err)
+	}
+	var got []string
+	for _, e := range rec.evs {
+		var d struct{ ID string }
+		json.Unmarshal(e.Data, &d)
+		got = append(got, string(e.Type)+" "+d.ID)
+	}
+	if want := "credential.minted " + m2.Credential.ID + ",credential.revoked " + m.Credential.ID; strings.Join(got, ",") != want {
+		t.Fatalf("records %q, want %q", strings.Join(got, ","), want)
 	}
 	if c := s.List()[0]; !c.Created.Equal(clock) {
 		t.Fatalf("created %v, want %v", c.Created, clock)
@@ -365,4 +375,50 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %v (%d vs %d)", err, len(again), len(recs))
 		}
 	})
+}
+
+// Concurrent mints of one workspace's agent make one credential; verifies
+// run alongside mints and revocations (the race detector watches).
+func TestConcurrentMintVerifyRevoke(t *testing.T) {
+	s := open(t, t.TempDir(), &recorder{})
+	ctx := context.Background()
+	const n = 16
+	tokens := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := s.Mint(ctx, "/ws", "opencode")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := s.Verify(m.Token); err != nil && !errors.Is(err, ErrRevoked) {
+				t.Error(err)
+			}
+			tokens <- m.Token
+		}()
+	}
+	wg.Wait()
+	close(tokens)
+	first := ""
+	for tok := range tokens {
+		if first == "" {
+			first = tok
+		} else if tok != first {
+			t.Fatal("concurrent mints made two credentials")
+		}
+	}
+	if l := s.List(); len(l) != 1 {
+		t.Fatalf("list: %+v", l)
+	}
+	id := s.List()[0].ID
+	wg.Add(2)
+	go func() { defer wg.Done(); _, _ = s.Revoke(ctx, id) }()
+	go func() { defer wg.Done(); _, _ = s.Verify(first) }()
+	wg.Wait()
+	if _, err := s.Verify(first); !errors.Is(err, ErrRevoked) {
+		t.Fatalf("after revoke: %v", err)
+	}
 }
