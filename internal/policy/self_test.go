@@ -186,6 +186,9 @@ func TestSelfProtectionCommands(t *testing.T) {
 		{call: bash("warden sandbox -w . -- warden approve ap_1"), want: D},
 		{call: bash("warden sandbox -- cat ~/.local/share/warden/token"), want: D, rule: "warden-data"},
 		{call: bash("warden sandbox -w . -- cat ~/.ssh/id_rsa"), want: D, rule: "secret-read"},
+		{call: bash("warden sandbox --policy /tmp/p.yaml --allow-unconfined -- rm -rf ~"), want: D, rule: "delete-outside-workspace"},
+		{call: bash("warden sandbox --policy=/tmp/p.yaml rm -rf ~"), want: D},
+		{call: bash("warden credentials revoke cr_1"), want: D, rule: "warden-admin"},
 		// read-only commands, and a daemon of the agent's own (warden's tests)
 		{call: bash("warden"), want: A},
 		{call: bash("warden --help"), want: A},
@@ -195,6 +198,8 @@ func TestSelfProtectionCommands(t *testing.T) {
 		{call: bash("warden events --json --since 7"), want: A},
 		{call: bash("warden sessions"), want: A},
 		{call: bash("warden approvals"), want: A},
+		{call: bash("warden credentials"), want: A},
+		{call: bash("warden credentials list"), want: A},
 		{call: bash("warden version"), want: A},
 		{call: bash("warden policy explain -- rm -rf /"), want: A},
 		{call: bash("warden policy check my-policy.yaml"), want: A},

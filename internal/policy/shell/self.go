@@ -65,20 +65,21 @@ func (k *call) isWarden() bool {
 // changes what warden does (fail-closed: a subcommand added later is an
 // admin one until it is listed here).
 var wardenReadOnly = map[string][]string{
-	"":           {""},
-	"help":       nil, // any
-	"version":    nil,
-	"status":     nil,
-	"events":     nil,
-	"sessions":   nil,
-	"approvals":  nil,
-	"completion": nil,
-	"doctor":     nil,
-	"hook":       nil, // what the installed hooks run: it asks the daemon, like the agent's own calls
-	"policy":     {"", "check", "default", "eval", "explain", "test"},
-	"workspace":  {"", "list", "ls"},
-	"agents":     {"", "list", "ls", "status"},
-	"sandbox":    {"explain", "check", "profile"},
+	"":            {""},
+	"help":        nil, // any
+	"version":     nil,
+	"status":      nil,
+	"events":      nil,
+	"sessions":    nil,
+	"approvals":   nil,
+	"completion":  nil,
+	"doctor":      nil,
+	"hook":        nil, // what the installed hooks run: it asks the daemon, like the agent's own calls
+	"policy":      {"", "check", "default", "eval", "explain", "test"},
+	"workspace":   {"", "list", "ls"},
+	"agents":      {"", "list", "ls", "status"},
+	"sandbox":     {"explain", "check", "profile"},
+	"credentials": {"", "list", "ls"},
 }
 
 // wardenValueFlags are warden's global options that take a value.
@@ -106,7 +107,7 @@ func (k *call) warden() {
 		}
 		if f.known && strings.HasPrefix(f.val, "-") && len(f.val) > 1 {
 			name, val, eq := strings.Cut(strings.TrimLeft(f.val, "-"), "=")
-			takes := contains(wardenValueFlags, name) || isSandbox() && (name == "w" || name == "workspace")
+			takes := contains(wardenValueFlags, name) || isSandbox() && (name == "w" || name == "workspace" || name == "policy")
 			if name == "data-dir" {
 				switch {
 				case eq:
