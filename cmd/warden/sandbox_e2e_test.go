@@ -370,6 +370,17 @@ func TestSandboxCLI(t *testing.T) {
 			t.Errorf("explain lacks %q:\n%s", want, out)
 		}
 	}
+	// sandbox.enabled: false runs the command unconfined, and says so.
+	off := filepath.Join(f.root, "off.yaml")
+	if err := os.WriteFile(off, []byte("version: 1\nextends: default\nsandbox: {enabled: false}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(binary, "sandbox", "-w", f.ws, "--policy", off, "--", "cat", filepath.Join(f.home, ".ssh/id_rsa"))
+	cmd.Env = f.env
+	out, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "FAKEKEY") || !strings.Contains(string(out), "running unconfined") {
+		t.Errorf("enabled: false: %v\n%s", err, out)
+	}
 	// A hook's rewritten line: bash runs it as written, confined.
 	line := sandbox.ShellLine(binary, f.ws, []string{"--policy", f.policy}, `echo "it's here" > note && cat ~/.ssh/id_rsa`)
 	cmd = exec.Command("bash", "-c", line)
