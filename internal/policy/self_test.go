@@ -83,6 +83,9 @@ func TestSelfProtectionData(t *testing.T) {
 		{call: Call{Tool: "glob", Args: map[string]any{"path": "/home/dev/.local/share", "pattern": "warden/*"}, Cwd: ws, Workspace: ws}, want: D},
 		{call: Call{Tool: "glob", Args: map[string]any{"pattern": "~/.local/share/warden/**"}, Cwd: ws, Workspace: ws}, want: D},
 		{call: tool("mcp__filesystem__read_file", "path", data+"/token"), want: D},
+		{call: tool("webfetch", "url", "file://"+data+"/token"), want: D, rule: "warden-data"},
+		{call: bash("curl file://" + data + "/token"), want: D, rule: "warden-data"},
+		{call: bash("wget -qO- FILE://localhost" + data + "/token"), want: D},
 		// neighbours that stay allowed
 		{call: bash("ls ~/.local/share"), want: A},
 		{call: bash("ls -la ~"), want: A},

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"net/url"
 	"path"
 	"strings"
 
@@ -612,7 +613,34 @@ func (k *call) net(f field) {
 	if f.val == "" {
 		return
 	}
+	if p, ok := fileURL(f.val); ok {
+		// file:///path is a read of the file, not the network
+		k.file(Read, sub(f, p), false)
+		return
+	}
 	k.eff(Effect{Kind: Network, Target: f.val})
+}
+
+// fileURL returns the path of a file:// URL (file:///etc/passwd,
+// file://localhost/etc/passwd).
+func fileURL(v string) (string, bool) {
+	if len(v) < 7 || !strings.EqualFold(v[:7], "file://") {
+		return "", false
+	}
+	rest := v[7:]
+	if strings.HasPrefix(strings.ToLower(rest), "localhost/") {
+		rest = rest[len("localhost"):]
+	}
+	if !strings.HasPrefix(rest, "/") {
+		return "", false
+	}
+	if p, err := url.PathUnescape(rest); err == nil {
+		rest = p
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest, true
 }
 
 func orDefault(s, d string) string {

@@ -32,6 +32,8 @@ var selfCases = []testCase{
 	{`python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("/run/w.sock")'`, []string{"read /run/w.sock"}},
 	{`node -e 'require("http").get({socketPath: "/run/w.sock", path: "/x"})'`, []string{"read /run/w.sock"}},
 	{"lsof /run/w.sock", []string{"read /run/w.sock"}},
+	{"curl file:///etc/shadow", []string{"read /etc/shadow", "!net"}},
+	{"curl https://x.example/a", []string{"net https://x.example/a", "!read"}},
 	// a script written then run is judged by its content
 	{"echo 'rm -rf ~' > /tmp/a.sh; bash /tmp/a.sh", []string{"delete:r /home/u"}},
 	{"printf '#!/bin/sh\\nrm -rf ~\\n' > a.sh; chmod +x a.sh; ./a.sh", []string{"delete:r /home/u"}},
