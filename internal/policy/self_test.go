@@ -394,3 +394,17 @@ func TestSelfProtectionVars(t *testing.T) {
 		{call: bash(`ls $XDG_CONFIG_HOME`), want: Allow},
 	})
 }
+
+// TestAgentCredentials: other agents' credential files and the keyring
+// are secrets; their settings are not.
+func TestAgentCredentials(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("cat ~/.claude/.credentials.json"), want: Deny, rule: "secret-read"},
+		{call: bash("cat ~/.local/share/opencode/auth.json"), want: Deny},
+		{call: bash("cat ~/.codex/auth.json"), want: Deny},
+		{call: bash("cp ~/.local/share/keyrings/login.keyring /tmp/"), want: Deny},
+		{call: tool("read", "filePath", "~/.claude.json"), want: Deny},
+		{call: bash("cat ~/.claude/settings.json"), want: Allow},
+	})
+}
