@@ -181,6 +181,12 @@ func TestCredentialsOnTheDaemon(t *testing.T) {
 			t.Fatalf("workspace add: %s", errOut)
 		}
 	}
+	// serve started itself again without it: not even its own
+	// /proc/PID/environ shows it.
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", d.cmd.Process.Pid)); err != nil || strings.Contains(string(b), adminToken) ||
+		strings.Contains(string(b), "WARDEN_TOKEN") || !strings.Contains(string(b), "HOME=") {
+		t.Fatalf("the daemon's environment (%v): %q", err, b)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	ac, err := admin.Dial(data)

@@ -43,6 +43,16 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
   warden serve --data-dir /tmp/w --health-addr=`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A credential in serve's own environment stays readable in
+			// /proc/PID/environ by anything running as this user, whatever
+			// the process unsets later: start again without it.
+			if environ := withoutCredentials(os.Environ()); len(environ) != len(os.Environ()) {
+				if exe, err := os.Executable(); err == nil {
+					fmt.Fprintln(o.stderr, "warden: WARDEN_TOKEN is set in serve's environment, where anything running as you could read it (/proc/PID/environ); starting again without it (warden reads its token from the data dir)")
+					err = syscall.Exec(exe, os.Args, environ)
+					fmt.Fprintf(o.stderr, "warden: could not start again without it (%v); it is only removed from what this process hands on\n", err)
+				}
+			}
 			cfg, err := o.loadConfig()
 			if err != nil {
 				return err
