@@ -486,7 +486,7 @@ func (a *analyzer) recordWritten(st *state, rs []*syntax.Redirect, start int) {
 		}
 		app := false
 		switch r.Op {
-		case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll:
+		case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll:
 		case syntax.AppOut, syntax.AppAll:
 			app = true
 		default:
