@@ -265,6 +265,10 @@ func (e *eval) place(ef shell.Effect) *effInfo {
 	info.isPath = true
 	r := e.p.roots
 	info.resolved = resolvePath(info.Target)
+	if procSelf(info.Target) {
+		// /proc/self is the command's own process, not the one judging it
+		info.resolved = info.Target
+	}
 	wsBoth := [2]string{e.c.ws, e.c.wsR}
 	if e.c.ws == "" {
 		wsBoth = [2]string{}
@@ -737,4 +741,15 @@ func (e *eval) placeholder(name string, r *crule, u unit) string {
 		return s.attrs[k]
 	}
 	return ""
+}
+
+// procSelf reports whether p is below /proc/self or /proc/thread-self,
+// whose links resolve differently in the command's process.
+func procSelf(p string) bool {
+	for _, s := range []string{"/proc/self", "/proc/thread-self"} {
+		if within(p, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -171,6 +172,13 @@ func newRoots(env Env) *roots {
 	}
 	r.allTemp = appendUniqueDirs(appendUniqueDirs(nil, r.temps...), r.tempsR...)
 	r.allPro = appendUniqueDirs(appendUniqueDirs(nil, r.protected...), r.protectedR...)
+	// the daemon's /proc entries (environ, fd/N: the open log and socket,
+	// cwd, root, mem) are warden's own data too
+	for _, pid := range r.pids {
+		if pid > 0 {
+			r.allPro = appendUniqueDirs(r.allPro, "/proc/"+strconv.Itoa(pid))
+		}
+	}
 	return r
 }
 

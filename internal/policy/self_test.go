@@ -274,6 +274,13 @@ func TestSelfProtectionSignals(t *testing.T) {
 		{call: bash("kill -9 -1"), want: D, rule: "kill-everything"},
 		{call: bash("kill -- -1"), want: D},
 		{call: bash("pkill -F ~/.local/share/warden/daemon.pid"), want: D},
+		{call: bash("cat /proc/4242/environ"), want: D, rule: "warden-data"},
+		{call: bash("ls -l /proc/4242/fd"), want: D},
+		{call: bash("cat /proc/*/environ"), want: D},
+		{call: bash("sqlite3 /proc/4242/fd/7 .dump"), want: D},
+		{call: bash("cat /proc/self/status"), want: A},
+		{call: bash("cat /proc/1234/status"), want: A},
+		{call: bash("cat /proc/cpuinfo"), want: A},
 		// other processes
 		{call: bash("kill 1234"), want: A},
 		{call: bash("kill -9 1234"), want: A},
