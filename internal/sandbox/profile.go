@@ -237,19 +237,6 @@ func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, err
 	}
 
 	add(ws, ReadWrite, "the workspace", false, false)
-	if dir, common := gitWorktreeDirs(ws); dir != "" {
-		// A linked worktree: its own git dir, and of the shared repository
-		// what a commit, a branch or a fetch writes (objects, refs, logs);
-		// the rest (config, hooks) only read, so a confined command cannot
-		// plant a hook that a later unconfined git run would execute.
-		add(dir, ReadWrite, "the workspace's git worktree dir", false, false)
-		if common != "" {
-			for _, sub := range []string{"objects", "refs", "logs"} {
-				add(filepath.Join(common, sub), ReadWrite, "the worktree's repository: "+sub, false, false)
-			}
-			add(common, ReadOnly, "the worktree's repository (config, hooks: read only)", false, false)
-		}
-	}
 	if len(cfg.TempDirs) > 0 {
 		for _, t := range cfg.TempDirs {
 			add(expand(t), ReadWrite, "temp dir (sandbox.tempDirs in the policy)", false, false)
@@ -281,6 +268,28 @@ func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, err
 	}
 	for _, d := range cfg.ReadOnly {
 		add(expand(d), ReadExec, "sandbox.readOnly in the policy", false, false)
+	}
+	// Last, when every writable grant is known: the worktree's repository
+	// is trusted only where no confined command could have forged it.
+	if dir, common, err := gitWorktree(ws); err != nil {
+		p.Dropped = append(p.Dropped, Dropped{Entry: Entry{Path: filepath.Join(ws, ".git"), Access: ReadWrite, Why: "git worktree"}, Reason: err.Error()})
+	} else if dir != "" {
+		for _, g := range p.Grants {
+			if g.Access == ReadWrite && (within(dir, g.Path) || within(common, g.Path)) {
+				p.Dropped = append(p.Dropped, Dropped{Entry: Entry{Path: common, Access: ReadWrite, Why: "git worktree's repository"},
+					Reason: "it lies in " + g.Path + ", which confined commands can write, so it could be forged"})
+				return p, nil
+			}
+		}
+		// A linked worktree: its own git dir, and of the shared repository
+		// what a commit, a branch or a fetch writes (objects, refs, logs);
+		// the rest (config, hooks) only read, so a confined command cannot
+		// plant a hook that a later unconfined git run would execute.
+		add(dir, ReadWrite, "the workspace's git worktree dir", false, false)
+		for _, sub := range []string{"objects", "refs", "logs"} {
+			add(filepath.Join(common, sub), ReadWrite, "the worktree's repository: "+sub, false, false)
+		}
+		add(common, ReadOnly, "the worktree's repository (config, hooks: read only)", false, false)
 	}
 	return p, nil
 }
@@ -428,31 +437,56 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// gitWorktreeDirs returns, when ws is a linked git worktree (its .git is
-// a file "gitdir: DIR"), DIR and the repository's common dir (from
-// DIR/commondir; "" if absent).
-func gitWorktreeDirs(ws string) (dir, common string) {
+// gitWorktree returns, when ws is a linked git worktree (its .git is a
+// file "gitdir: DIR"), DIR and the repository's common dir, with symlinks
+// resolved; ("", "", nil) when ws is not a linked worktree. The .git file
+// is the workspace's, so a confined command can write it: the link is
+// believed only when git's own bookkeeping agrees, that is DIR is
+// COMMON/worktrees/NAME, DIR/commondir names COMMON, and DIR/gitdir points
+// back at ws/.git. (Build also refuses a DIR or COMMON that confined
+// commands can write.)
+func gitWorktree(ws string) (dir, common string, err error) {
 	b, err := os.ReadFile(filepath.Join(ws, ".git"))
 	if err != nil {
-		return "", ""
+		return "", "", nil // a directory (a plain repository) or no git at all
 	}
 	line, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 	if !ok || line == "" {
-		return "", ""
+		return "", "", errors.New(".git is a file without a gitdir: line")
 	}
-	dir = line
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(ws, dir)
+	if !filepath.IsAbs(line) {
+		line = filepath.Join(ws, line)
 	}
-	dir = filepath.Clean(dir)
-	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
-		common = strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(dir, common)
-		}
-		common = filepath.Clean(common)
+	if dir, err = filepath.EvalSymlinks(line); err != nil {
+		return "", "", fmt.Errorf("gitdir: %w", err)
 	}
-	return dir, common
+	if filepath.Base(filepath.Dir(dir)) != "worktrees" {
+		return "", "", fmt.Errorf("gitdir %s is not a worktree of a repository (REPO/worktrees/NAME)", dir)
+	}
+	common = filepath.Dir(filepath.Dir(dir))
+	c, err := os.ReadFile(filepath.Join(dir, "commondir"))
+	if err != nil {
+		return "", "", fmt.Errorf("gitdir %s: %w", dir, err)
+	}
+	cd := strings.TrimSpace(string(c))
+	if !filepath.IsAbs(cd) {
+		cd = filepath.Join(dir, cd)
+	}
+	if r, err := filepath.EvalSymlinks(cd); err != nil || r != common {
+		return "", "", fmt.Errorf("gitdir %s: commondir does not name %s", dir, common)
+	}
+	back, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+	if err != nil {
+		return "", "", fmt.Errorf("gitdir %s: %w", dir, err)
+	}
+	bp := strings.TrimSpace(string(back))
+	if r, err := filepath.EvalSymlinks(bp); err == nil {
+		bp = r
+	}
+	if bp != filepath.Join(ws, ".git") {
+		return "", "", fmt.Errorf("gitdir %s belongs to %s, not to this workspace", dir, bp)
+	}
+	return dir, common, nil
 }
 
 // resolvConfDir is the directory /etc/resolv.conf points into when it is a

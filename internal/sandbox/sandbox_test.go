@@ -530,3 +530,80 @@ func TestNoTypingIntoTheTerminal(t *testing.T) {
 		t.Errorf("terminal use inside the sandbox: %v, %q", err, out)
 	}
 }
+
+// TestGitWorktreeWorkspace: a workspace that is a linked git worktree
+// commits into its repository (objects, refs, logs writable), cannot plant
+// a hook there, and a forged .git cannot buy grants.
+func TestGitWorktreeWorkspace(t *testing.T) {
+	f := newFixture(t)
+	repo := filepath.Join(f.root, "repo")
+	wt := filepath.Join(f.home, "wt")
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = f.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(repo, "init", "-q")
+	git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+	git(repo, "worktree", "add", "-q", "-b", "topic", wt)
+	p, err := sandbox.Build(policy.SandboxConfig{}, f.machine, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/bash", "-c",
+		"echo x > f && git add f && git commit -qm work && git log --oneline -1 && " +
+			"{ echo evil > " + repo + "/.git/hooks/post-checkout; echo hook=$?; } 2>&1; " +
+			"{ git config core.hooksPath /tmp; echo config=$?; } 2>&1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = f.env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "work") || strings.Contains(string(out), "hook=0") || strings.Contains(string(out), "config=0") {
+		t.Errorf("worktree: %v\n%s", err, out)
+	}
+	// A forged .git pointing at a git-looking directory the sandbox can
+	// write (its temp dir) buys nothing: neither one whose commondir names
+	// the home, nor a consistent one (refused because it could be forged).
+	for i, commondir := range []string{f.home, "../.."} {
+		fake := filepath.Join(f.tmp, "repo"+strconv.Itoa(i)+"/worktrees/x")
+		if err := os.MkdirAll(fake, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range map[string]string{"commondir": commondir, "gitdir": filepath.Join(f.ws, ".git")} {
+			if err := os.WriteFile(filepath.Join(fake, name), []byte(content+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(f.ws, ".git"), []byte("gitdir: "+fake+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p = f.profile(t, policy.SandboxConfig{})
+		for _, g := range p.Grants {
+			if within(f.home, g.Path) || strings.Contains(g.Why, "worktree") {
+				t.Errorf("forged .git (commondir %s): granted %s (%s, %s)", commondir, g.Path, g.Access, g.Why)
+			}
+		}
+		if len(p.Dropped) != 1 || !strings.Contains(p.Dropped[0].Reason, "git") && !strings.Contains(p.Dropped[0].Reason, "forged") {
+			t.Errorf("forged .git (commondir %s): dropped %+v", commondir, p.Dropped)
+		}
+	}
+	// And pointing at another repository's real worktree is refused too.
+	if err := os.WriteFile(filepath.Join(f.ws, ".git"), []byte("gitdir: "+filepath.Join(repo, ".git/worktrees/wt")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = f.profile(t, policy.SandboxConfig{})
+	for _, g := range p.Grants {
+		if strings.Contains(g.Why, "worktree") {
+			t.Errorf("another workspace's worktree: granted %s (%s)", g.Path, g.Why)
+		}
+	}
+}
+
+func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
