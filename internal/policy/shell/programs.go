@@ -1069,6 +1069,9 @@ func (k *call) copyMove(move bool) {
 	}
 	if dest != nil {
 		k.file(Write, *dest, rec && !move)
+		if len(srcs) == 1 {
+			k.copiedWarden(srcs[0], *dest)
+		}
 	}
 }
 

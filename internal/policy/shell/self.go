@@ -45,19 +45,43 @@ func (k *call) isWarden() bool {
 	if !ok || e.Unknown {
 		return false
 	}
-	// a link made in the line to warden, or warden built in the line
+	return k.wardenPath(e.Target)
+}
+
+// wardenPath reports whether the absolute path p is a warden binary: one
+// of Options.Warden, one named warden, or one built, copied or linked from
+// warden earlier in the line.
+func (k *call) wardenPath(p string) bool {
 	if len(k.a.links) > 0 {
-		e.Target = k.a.throughLinks(e.Target, true)
+		p = k.a.throughLinks(p, true)
 	}
-	if path.Base(e.Target) == WardenName || k.a.wardenBins[e.Target] {
+	if path.Base(p) == WardenName || k.a.wardenBins[p] {
 		return true
 	}
 	for _, b := range k.a.opts.Warden {
-		if path.Clean(b) == e.Target {
+		if path.Clean(b) == p {
 			return true
 		}
 	}
 	return false
+}
+
+// copiedWarden records that cp/mv/install of a warden binary src made dest
+// (or dest/NAME, for a directory) warden too.
+func (k *call) copiedWarden(src, dest field) {
+	s, ok := k.a.target(k.st, Read, k.home(src), false)
+	if !ok || s.Unknown || !k.wardenPath(s.Target) {
+		return
+	}
+	d, ok := k.a.target(k.st, Write, k.home(dest), false)
+	if !ok || d.Unknown {
+		return
+	}
+	if k.a.wardenBins == nil {
+		k.a.wardenBins = map[string]bool{}
+	}
+	k.a.wardenBins[d.Target] = true
+	k.a.wardenBins[path.Join(d.Target, path.Base(s.Target))] = true
 }
 
 // wardenReadOnly are warden's subcommands that only show things, and
