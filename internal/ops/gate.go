@@ -102,6 +102,11 @@ func (w *Workspace) Gate(ctx context.Context, c Caller, cwd, tool string, args m
 	if cwd == "" {
 		cwd = w.root
 	}
+	if root, err := w.svc.Resolve(w.root); err != nil || root != w.root {
+		// removed since: nothing runs in it any more, and its services stop
+		go w.svc.Forget(w.root)
+		return Permit{}, &NotRegisteredError{Path: w.root}
+	}
 	req := core.GateRequest{
 		Call: policy.Call{
 			Tool: tool, Args: args, Cwd: cwd, Workspace: w.root,

@@ -150,6 +150,8 @@ func (s *Service) Workspace(path string) (*Workspace, error) {
 }
 
 // Forget stops the services of root (after the workspace was removed).
+// Operations on a Workspace of root after that fail: it is no longer
+// registered.
 func (s *Service) Forget(root string) {
 	s.mu.Lock()
 	w := s.ws[root]

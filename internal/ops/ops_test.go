@@ -323,3 +323,28 @@ func gatedCommands(t *testing.T, f *fixture) []string {
 	}
 	return out
 }
+
+// A workspace removed from the registry runs nothing more, and its
+// services stop.
+func TestRemovedWorkspaceRunsNothing(t *testing.T) {
+	f := newFixture(t)
+	tm, err := f.ws.CreateTerminal(t.Context(), caller, ops.TerminalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.reg.Delete(t.Context(), f.root, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.ws.ReadFile(t.Context(), caller, filepath.Join(f.root, "a"))
+	if !errors.Is(err, ops.ErrNotRegistered) {
+		t.Fatalf("read in a removed workspace: %v", err)
+	}
+	select {
+	case <-tm.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the removed workspace's terminal still runs")
+	}
+	if _, err := f.svc.Workspace(f.root); !errors.Is(err, ops.ErrNotRegistered) {
+		t.Fatalf("Workspace after removal: %v", err)
+	}
+}

@@ -33,19 +33,23 @@ type workspace struct {
 }
 
 // workspace returns the door's state for the registered workspace root,
-// creating it on first use.
+// creating it on first use (and anew when the operations layer started
+// the workspace's services again, after it was removed and added back).
 func (s *Server) workspace(root string) (*workspace, error) {
+	ow, err := s.opts.Ops.Workspace(root)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, fmt.Errorf("warden is shutting down")
 	}
 	if w, ok := s.workspaces[root]; ok {
-		return w, nil
-	}
-	ow, err := s.opts.Ops.Workspace(root)
-	if err != nil {
-		return nil, err
+		if w.ops == ow {
+			return w, nil
+		}
+		w.close()
 	}
 	w := &workspace{srv: s, root: ow.Root(), ops: ow, sessions: map[*session]struct{}{}}
 	w.unlist = ow.Listen(func(n ops.Notice) { w.broadcast(n.Method, n.Params) })
