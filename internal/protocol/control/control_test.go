@@ -562,7 +562,8 @@ func TestTerminal(t *testing.T) {
 	c.fails(-32011, "terminal.sendText", map[string]any{"terminalId": id, "text": "rm -rf / ; touch " + marker})
 	// a command typed after a `cd` is judged where the shell now is: a
 	// delete that is fine in the workspace is outside it after `cd /`
-	c.call("terminal.sendText", map[string]any{"terminalId": id, "text": "cd / && echo at-root"})
+	// (the quotes keep the terminal's echo of the typed line from matching)
+	c.call("terminal.sendText", map[string]any{"terminalId": id, "text": "cd / && echo at-''root"})
 	c.note(func(n map[string]any) bool {
 		p, _ := n["params"].(map[string]any)
 		return n["method"] == "terminal.output" && p["terminalId"] == id && strings.Contains(fmt.Sprint(p["data"]), "at-root")
