@@ -195,6 +195,8 @@ func TestSelfProtectionCommands(t *testing.T) {
 		// read-only commands, and a daemon of the agent's own (warden's tests)
 		{call: bash("warden"), want: A},
 		{call: bash("warden --help"), want: A},
+		{call: bash("warden approve --help"), want: A},
+		{call: bash("warden install claude -h"), want: A},
 		{call: bash("warden status"), want: A},
 		{call: bash("warden status --json"), want: A},
 		{call: bash("warden events --data-dir ~/.local/share/warden --json"), want: A},

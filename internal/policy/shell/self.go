@@ -129,6 +129,9 @@ func (k *call) warden() {
 			}
 			break // the rest are arguments (policy explain -- CMD)
 		}
+		if f.known && (f.val == "--help" || f.val == "-h") && !isSandbox() {
+			return // cobra prints the command's help and runs nothing
+		}
 		if f.known && strings.HasPrefix(f.val, "-") && len(f.val) > 1 {
 			name, val, eq := strings.Cut(strings.TrimLeft(f.val, "-"), "=")
 			takes := contains(wardenValueFlags, name) || isSandbox() && (name == "w" || name == "workspace" || name == "policy")
