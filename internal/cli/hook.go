@@ -95,8 +95,12 @@ type hookHead struct {
 type preToolUseOutput struct {
 	HookSpecificOutput struct {
 		HookEventName            string `json:"hookEventName"`
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		PermissionDecision       string `json:"permissionDecision,omitempty"`
+		PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+		// UpdatedInput replaces the tool's input (warden's sandbox
+		// rewrite); without a permissionDecision Claude's own permission
+		// rules still judge the call.
+		UpdatedInput map[string]any `json:"updatedInput,omitempty"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -208,8 +212,13 @@ func (h hookRun) answerGate(status int, answer []byte) error {
 		out.HookSpecificOutput.PermissionDecisionReason = "warden: " + reason
 		return h.o.printCompactJSON(out)
 	}
+	out.HookSpecificOutput.UpdatedInput = v.UpdatedInput
 	if !h.autoApprove {
-		return nil // Claude's own permission rules stay in charge
+		if v.UpdatedInput == nil {
+			return nil // Claude's own permission rules stay in charge
+		}
+		// The rewrite alone: Claude's own permission rules still apply.
+		return h.o.printCompactJSON(out)
 	}
 	out.HookSpecificOutput.PermissionDecision = "allow"
 	out.HookSpecificOutput.PermissionDecisionReason = "allowed by warden: " + v.Reason

@@ -77,6 +77,8 @@ func TestHookClaudeGate(t *testing.T) {
 		{"allow leaves Claude in charge", 200, `{"allow":true,"decision":"allow","reason":"ok","rule":""}`, nil, 0, "", ""},
 		{"allow with auto-approve", 200, `{"allow":true,"decision":"allow","reason":"ok","rule":""}`, []string{"--auto-approve"}, 0, `"permissionDecision":"allow"`, ""},
 		{"deny", 200, `{"allow":false,"decision":"deny","reason":"no","rule":"r1"}`, nil, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden: no [warden rule r1]"}}`, ""},
+		{"allow with a rewrite", 200, `{"allow":true,"decision":"allow","reason":"ok","rule":"","updatedInput":{"command":"warden sandbox -- ls","description":"d"}}`, nil, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"warden sandbox -- ls","description":"d"}}}`, ""},
+		{"allow with a rewrite, auto-approve", 200, `{"allow":true,"decision":"allow","reason":"ok","rule":"","updatedInput":{"command":"warden sandbox -- ls"}}`, []string{"--auto-approve"}, 0, `"permissionDecision":"allow","permissionDecisionReason":"allowed by warden: ok","updatedInput":{"command":"warden sandbox -- ls"}}`, ""},
 		{"non-2xx", 503, `{"error":"down"}`, nil, 2, "", "503: down"},
 		{"401", 401, `{"error":"unauthorized"}`, nil, 2, "", "401"},
 		{"not JSON", 200, `allow`, nil, 2, "", "not a verdict"},

@@ -12,16 +12,19 @@ type Type string
 
 // The event vocabulary shared by every door (specs/agent-api.md, extended).
 const (
-	SessionStart      Type = "session.start"
-	SessionEnd        Type = "session.end"
-	SessionFork       Type = "session.fork"
-	SessionStatus     Type = "session.status"
-	SessionError      Type = "session.error"
-	MessageUser       Type = "message.user"
-	MessageAssistant  Type = "message.assistant"
-	ToolCall          Type = "tool.call"
-	ToolDecision      Type = "tool.decision"
-	ToolResult        Type = "tool.result"
+	SessionStart     Type = "session.start"
+	SessionEnd       Type = "session.end"
+	SessionFork      Type = "session.fork"
+	SessionStatus    Type = "session.status"
+	SessionError     Type = "session.error"
+	MessageUser      Type = "message.user"
+	MessageAssistant Type = "message.assistant"
+	ToolCall         Type = "tool.call"
+	ToolDecision     Type = "tool.decision"
+	ToolResult       Type = "tool.result"
+	// ToolConfined records that an allowed shell call was rewritten to run
+	// under warden's kernel sandbox (package confine).
+	ToolConfined      Type = "tool.confined"
 	ApprovalRequested Type = "approval.requested"
 	ApprovalResolved  Type = "approval.resolved"
 	PatchProposed     Type = "patch.proposed"

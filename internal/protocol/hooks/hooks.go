@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -61,11 +62,21 @@ type Core interface {
 	Events(ctx context.Context, f store.Filter) ([]event.Event, error)
 }
 
+// Confiner rewrites a call the gate allowed so that it runs confined (the
+// daemon's confine.Rule): the command to run instead, ok=false to run it as
+// it is; an error blocks the call.
+type Confiner interface {
+	Confine(ctx context.Context, req core.GateRequest, v core.Verdict) (command string, ok bool, err error)
+}
+
 // Handler serves POST /hook.
 type Handler struct {
 	core   Core
 	auth   *proof.RequestVerifier
 	logger *slog.Logger
+	// Confiner, when set, rewrites allowed Bash calls; the verdict then
+	// carries the tool input to run instead (Claude's updatedInput).
+	Confiner Confiner
 }
 
 // NewHandler returns the hook door over c. Every request must be signed with
@@ -91,6 +102,10 @@ type Verdict struct {
 	Rule     string `json:"rule"`
 	// ApprovalID is set when a person was asked.
 	ApprovalID string `json:"approvalId,omitempty"`
+	// UpdatedInput, on an allow, is the whole tool input to run instead
+	// (the command under warden's sandbox): Claude Code's PreToolUse
+	// "updatedInput".
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
 }
 
 // Error is the body of every non-2xx answer.
@@ -180,12 +195,25 @@ func (h *Handler) gate(w http.ResponseWriter, r *http.Request, p *Payload, ws st
 			writeJSON(w, Verdict{Decision: "deny", Rule: "warden.internal-error", Reason: fmt.Sprintf("blocked: warden failed while deciding (%v)", v)})
 		}
 	}()
-	v := h.core.Gate(r.Context(), p.GateRequest(ws))
+	req := p.GateRequest(ws)
+	v := h.core.Gate(r.Context(), req)
 	out := Verdict{Allow: v.Allowed, Decision: "deny", Reason: v.Reason, Rule: v.Rule, ApprovalID: v.ApprovalID}
 	if v.Allowed {
 		out.Decision = "allow"
 	} else if strings.TrimSpace(out.Reason) == "" {
 		out.Reason = "blocked by warden policy"
+	}
+	if v.Allowed && h.Confiner != nil {
+		line, ok, err := h.Confiner.Confine(r.Context(), req, v)
+		switch {
+		case err != nil:
+			h.logger.Error("hooks: could not confine an allowed call; blocking", "session", p.SessionID, "err", err)
+			writeJSON(w, Verdict{Decision: "deny", Rule: "warden.internal-error", Reason: "blocked: " + err.Error()})
+			return
+		case ok:
+			out.UpdatedInput = maps.Clone(p.ToolInput)
+			out.UpdatedInput["command"] = line
+		}
 	}
 	writeJSON(w, out)
 }

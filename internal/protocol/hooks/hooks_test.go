@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -510,4 +511,46 @@ func TestRecordFailureIs503(t *testing.T) {
 
 func approvalApproved() approval.Resolution {
 	return approval.Resolution{Outcome: approval.Approved, By: "test"}
+}
+
+type fakeConfiner struct{ err error }
+
+func (f fakeConfiner) Confine(_ context.Context, req core.GateRequest, v core.Verdict) (string, bool, error) {
+	if f.err != nil {
+		return "", false, f.err
+	}
+	cmd, _ := req.Call.Args["command"].(string)
+	if !v.Allowed || req.Call.Tool != "bash" {
+		return "", false, nil
+	}
+	return "confined: " + cmd, true, nil
+}
+
+// An allowed Bash call's verdict carries Claude's whole tool input with the
+// command rewritten; other tools and denies carry none; a failing confiner
+// blocks.
+func TestAllowCarriesUpdatedInput(t *testing.T) {
+	c := coretest.New(t, coretest.Options{})
+	h := NewHandler(c, proof.NewRequestVerifier(testKey), nil)
+	h.Confiner = fakeConfiner{}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	code, body := post(t, srv.URL, bash("ls -la"), nil)
+	var v Verdict
+	if code != 200 || json.Unmarshal([]byte(body), &v) != nil || !v.Allow || v.UpdatedInput["command"] != "confined: ls -la" || v.UpdatedInput["description"] != "run it" {
+		t.Fatalf("allowed Bash: %d %s", code, body)
+	}
+	for _, b := range []string{
+		bash("rm -rf /home/dev/other"),
+		strings.Replace(preToolUse, `"tool_name":"Bash","tool_input":{"command":"CMD","description":"run it"}`, `"tool_name":"Write","tool_input":{"file_path":"/home/dev/proj/a.go","content":"x"}`, 1),
+	} {
+		if code, body := post(t, srv.URL, b, nil); code != 200 || strings.Contains(body, "updatedInput") {
+			t.Fatalf("%s: %d %s", b, code, body)
+		}
+	}
+	h.Confiner = fakeConfiner{err: errors.New("the log is gone")}
+	code, body = post(t, srv.URL, bash("ls -la"), nil)
+	if code != 200 || json.Unmarshal([]byte(body), &v) != nil || v.Allow || v.Decision != "deny" || !strings.Contains(v.Reason, "the log is gone") {
+		t.Fatalf("failing confiner: %d %s", code, body)
+	}
 }

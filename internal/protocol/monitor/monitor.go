@@ -41,10 +41,21 @@ type Core interface {
 	Record(ctx context.Context, evs ...event.Event) ([]event.Event, error)
 }
 
+// Confiner rewrites a call the gate allowed so that it runs confined (the
+// daemon's confine.Rule): the command to run instead, ok=false to run it as
+// it is; an error blocks the call.
+type Confiner interface {
+	Confine(ctx context.Context, req core.GateRequest, v core.Verdict) (command string, ok bool, err error)
+}
+
 // Handler serves POST /agent-monitor.
 type Handler struct {
 	core   Core
 	logger *slog.Logger
+	// Confiner, when set, rewrites allowed shell calls; the answer then
+	// carries "args" {"command": ...} (warden's plugin runs that instead;
+	// clients of the spec ignore the field).
+	Confiner Confiner
 }
 
 // NewHandler returns the monitor door over c.
@@ -59,6 +70,9 @@ func NewHandler(c Core, logger *slog.Logger) *Handler {
 type Response struct {
 	Block  bool   `json:"block"`
 	Reason string `json:"reason,omitempty"`
+	// Args, on an allow, are arguments to run the call with instead (a
+	// warden extension: the shell command under warden's sandbox).
+	Args map[string]any `json:"args,omitempty"`
 }
 
 // ServeHTTP implements http.Handler.
@@ -107,8 +121,20 @@ func (h *Handler) gate(w http.ResponseWriter, r *http.Request, msg *Message) {
 			writeJSON(w, Response{Block: true, Reason: fmt.Sprintf("blocked: warden failed while deciding (%v)", p)})
 		}
 	}()
-	v := h.core.Gate(r.Context(), msg.GateRequest())
+	req := msg.GateRequest()
+	v := h.core.Gate(r.Context(), req)
 	resp := Response{Block: !v.Allowed}
+	if v.Allowed && h.Confiner != nil {
+		line, ok, err := h.Confiner.Confine(r.Context(), req, v)
+		switch {
+		case err != nil:
+			h.logger.Error("monitor: could not confine an allowed call; blocking", "session", msg.SessionID, "err", err)
+			writeJSON(w, Response{Block: true, Reason: "blocked: " + err.Error()})
+			return
+		case ok:
+			resp.Args = map[string]any{"command": line}
+		}
+	}
 	if resp.Block {
 		resp.Reason = v.Reason
 		if v.Rule != "" {

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -376,5 +377,46 @@ func TestFullCommandAndTruncation(t *testing.T) {
 	safeHead := "echo " + strings.Repeat("b", SpecCommandLimit-5)
 	if _, got := f.post(t, body(safeHead, "")); !strings.Contains(got, `"block":true`) {
 		t.Fatalf("a truncated command must not be allowed unseen: %s", got)
+	}
+}
+
+// fakeConfiner rewrites every allowed call it is asked about, or fails.
+type fakeConfiner struct{ err error }
+
+func (f fakeConfiner) Confine(_ context.Context, req core.GateRequest, v core.Verdict) (string, bool, error) {
+	if f.err != nil {
+		return "", false, f.err
+	}
+	cmd, _ := req.Call.Args["command"].(string)
+	if !v.Allowed || req.Call.Tool != "bash" || req.Truncated {
+		return "", false, nil
+	}
+	return "confined: " + cmd, true, nil
+}
+
+// An allowed shell call's answer carries the rewritten command in "args",
+// computed from the whole command; a deny carries none; a confiner that
+// fails blocks.
+func TestAllowCarriesTheConfinedCommand(t *testing.T) {
+	c := coretest.New(t, coretest.Options{})
+	h := NewHandler(c, nil)
+	h.Confiner = fakeConfiner{}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	f := &fixture{core: c, srv: srv}
+	long := "echo " + strings.Repeat("a", 120)
+	body := strings.Replace(specPreExecute, `"rm -rf /important"`, `"`+long[:100]+`"`, 1)
+	body = strings.Replace(body, `"tool": "bash",`, `"tool": "bash", "commandFull": "`+long+`",`, 1)
+	code, out := f.post(t, body)
+	var r Response
+	if code != 200 || json.Unmarshal([]byte(out), &r) != nil || r.Block || r.Args["command"] != "confined: "+long {
+		t.Fatalf("allowed call: %d %s", code, out)
+	}
+	if code, out := f.post(t, specPreExecute); code != 200 || !strings.Contains(out, `"block":true`) || strings.Contains(out, `"args"`) {
+		t.Fatalf("denied call: %d %s", code, out)
+	}
+	h.Confiner = fakeConfiner{err: errors.New("the log is gone")}
+	if code, out := f.post(t, body); code != 200 || !strings.Contains(out, `"block":true`) || !strings.Contains(out, "the log is gone") {
+		t.Fatalf("failing confiner: %d %s", code, out)
 	}
 }
