@@ -47,7 +47,12 @@ type claudeRig struct {
 // the rig's paths are known.
 func newClaudeRig(t *testing.T, script func(r *claudeRig) anthropic.Script) *claudeRig {
 	t.Helper()
-	dir := t.TempDir()
+	return newClaudeRigIn(t, t.TempDir(), script)
+}
+
+// newClaudeRigIn builds the rig in dir.
+func newClaudeRigIn(t *testing.T, dir string, script func(r *claudeRig) anthropic.Script) *claudeRig {
+	t.Helper()
 	r := &claudeRig{t: t, dir: dir, home: filepath.Join(dir, "home"), data: filepath.Join(dir, "data"), ws: filepath.Join(dir, "proj")}
 	for _, d := range []string{r.home, r.ws, filepath.Join(dir, "tmp"), filepath.Join(dir, "hookcfg")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -87,6 +87,14 @@ func TestMCPDoorOnTheDaemon(t *testing.T) {
 	if out, _, _ := warden(t, data, "", "workspace", "meta", "ticket", "-w", ws); strings.TrimSpace(out) != "WARD-42" {
 		t.Fatalf("warden workspace meta after MCP set: %q", out)
 	}
+	// warden's own keys (warden.sandbox switches the sandbox around the
+	// agents' shell calls) are not an agent's to set.
+	if res := call("workspace.setMetadata", map[string]any{"key": "warden.sandbox", "value": "off"}); !res.IsError || !strings.Contains(mcpText(res), "is warden's own") {
+		t.Fatalf("setMetadata warden.sandbox over MCP: %v %s", res.IsError, mcpText(res))
+	}
+	if out, _, code := warden(t, data, "", "workspace", "meta", "warden.sandbox", "-w", ws); code == 0 {
+		t.Fatalf("warden.sandbox was set over MCP: %q", out)
+	}
 	// getStatus names the workspace and says the tree is clean.
 	if res := call("workspace.getStatus", nil); res.IsError || !strings.Contains(mcpText(res), ws) || !strings.Contains(mcpText(res), `"dirty":false`) {
 		t.Fatalf("getStatus: %s", mcpText(res))

@@ -122,6 +122,7 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 				Control:          cfg.Control,
 				ControlWorkspace: wd,
 				AgentBinaries:    agentBinaries(cfg),
+				AgentSandbox:     cfg.AgentSandboxOn(),
 				NpmDirs:          binfind.DefaultNpmDirs("", home()),
 				Version:          Version,
 				Logger:           logger,

@@ -46,7 +46,15 @@ type Config struct {
 	// Agents configures the agents warden supervises, by type ("opencode",
 	// "claude-code").
 	Agents map[string]Agent `yaml:"agents"`
+	// AgentSandbox switches confinement of external agents' allowed shell
+	// calls (OpenCode's plugin, Claude Code's hook) under `warden sandbox`;
+	// nil means on (where the kernel has Landlock). A workspace's metadata
+	// key warden.sandbox (on|off) overrides it for that workspace.
+	AgentSandbox *bool `yaml:"agentSandbox"`
 }
+
+// AgentSandboxOn reports the global confinement setting (default on).
+func (c Config) AgentSandboxOn() bool { return c.AgentSandbox == nil || *c.AgentSandbox }
 
 // Agent configures one agent type.
 type Agent struct {

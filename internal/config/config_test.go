@@ -93,3 +93,19 @@ func TestDefaultDataDir(t *testing.T) {
 		t.Fatalf("got %q", d)
 	}
 }
+
+func TestAgentSandboxDefaultsOn(t *testing.T) {
+	for yml, want := range map[string]bool{"": true, "agentSandbox: true\n": true, "agentSandbox: false\n": false} {
+		var c Config
+		if err := Parse([]byte(yml), &c); err != nil {
+			t.Fatalf("%q: %v", yml, err)
+		}
+		if c.AgentSandboxOn() != want {
+			t.Errorf("%q: AgentSandboxOn %v, want %v", yml, c.AgentSandboxOn(), want)
+		}
+	}
+	var c Config
+	if err := Parse([]byte("agentSandbox: maybe\n"), &c); err == nil {
+		t.Fatal("agentSandbox: maybe was accepted")
+	}
+}

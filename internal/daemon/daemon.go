@@ -18,10 +18,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/warden-dev/warden/internal/config"
+	"github.com/warden-dev/warden/internal/confine"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/integrations/agent"
@@ -76,6 +78,12 @@ type Config struct {
 	// node_modules folders to look for agent packages in.
 	AgentBinaries map[agent.Type]string
 	NpmDirs       []string
+	// AgentSandbox is the global setting of confinement for external
+	// agents (the config file's agentSandbox, default on): allowed shell
+	// calls of OpenCode's plugin and Claude Code's hook are rewritten to run
+	// under `warden sandbox` where the kernel has Landlock. A workspace's
+	// metadata key warden.sandbox (on|off) overrides it.
+	AgentSandbox bool
 	// Ready, if set, is called once every listener is bound.
 	Ready func(Runtime)
 }
@@ -284,8 +292,13 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	defer mcpDoor.Close()
+	monitorDoor := monitor.NewHandler(c, logger)
+	if confiner := agentConfiner(c, sv, cfg, logger); confiner != nil {
+		hookDoor.Confiner = confiner
+		monitorDoor.Confiner = confiner
+	}
 	handlers := map[string]http.Handler{
-		"monitor": proof.SignAnswers(proof.DoorMonitor, doorKeys.Signer, monitor.NewHandler(c, logger)),
+		"monitor": proof.SignAnswers(proof.DoorMonitor, doorKeys.Signer, monitorDoor),
 		"hooks":   proof.SignAnswers(proof.DoorHooks, doorKeys.Signer, hookDoor),
 		"health":  healthHandler(cfg.Version),
 		"control": ctl,
@@ -556,6 +569,11 @@ func (m mcpWorkspaces) Metadata(_ context.Context, root string) (map[string]stri
 }
 
 func (m mcpWorkspaces) SetMetadata(ctx context.Context, root, key string, value *string) error {
+	if strings.HasPrefix(key, confine.ReservedPrefix) {
+		// warden.sandbox and its kind switch what confines the agent: only
+		// a person sets them, with the CLI (the admin door).
+		return fmt.Errorf("metadata key %q is warden's own: set it with `warden workspace meta %s VALUE`, not through an agent", key, key)
+	}
 	_, err := m.sv.SetMetadata(ctx, root, key, value)
 	return err
 }
@@ -578,4 +596,47 @@ type controlCommands struct{ ctl *control.Server }
 
 func (c controlCommands) Execute(ctx context.Context, root, command string, args []json.RawMessage) (json.RawMessage, error) {
 	return c.ctl.ExecuteCommand(ctx, root, "mcp", command, args)
+}
+
+// agentConfiner is the rule that rewrites external agents' allowed shell
+// calls to run under `warden sandbox` (package confine): this binary, the
+// daemon's data dir and policy file, the global setting, the workspace's
+// warden.sandbox metadata, and whether this kernel enforces Landlock.
+func agentConfiner(c *core.Core, sv *supervisor.Supervisor, cfg Config, logger *slog.Logger) *confine.Rule {
+	support := sandbox.Detect()
+	exe, err := os.Executable()
+	if err == nil {
+		if r, rerr := filepath.EvalSymlinks(exe); rerr == nil {
+			exe = r
+		}
+	}
+	switch {
+	case err != nil:
+		logger.Warn("agents' shell calls are not confined: warden cannot find its own program", "err", err)
+		return nil
+	case !support.Enforced():
+		logger.Warn("agents' shell calls are not confined: this kernel has no Landlock", "support", support.String())
+		return nil
+	}
+	extra := []string{"--data-dir", cfg.DataDir}
+	if cfg.PolicyFile != "" {
+		extra = append(extra, "--policy", cfg.PolicyFile)
+	}
+	reg := sv.Registry()
+	logger.Info("agents' allowed shell calls run under warden sandbox", "default", cfg.AgentSandbox, "workspaceKey", confine.MetadataKey)
+	return &confine.Rule{
+		Recorder: c, Exe: exe, ExtraArgs: extra, Default: cfg.AgentSandbox, Supported: true,
+		Line: sandbox.ShellLine,
+		Setting: func(ws string) string {
+			root, ok := reg.Lookup(ws)
+			if !ok {
+				return ""
+			}
+			w, err := reg.Get(root)
+			if err != nil {
+				return ""
+			}
+			return w.Metadata[confine.MetadataKey]
+		},
+	}
 }
