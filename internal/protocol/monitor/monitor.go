@@ -18,6 +18,7 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/netguard"
+	"github.com/warden-dev/warden/internal/proof"
 )
 
 // Path is the one endpoint of the monitor door.
@@ -52,9 +53,10 @@ type Confiner interface {
 type Handler struct {
 	core   Core
 	logger *slog.Logger
-	// Confiner, when set, rewrites allowed shell calls; the answer then
-	// carries "args" {"command": ...} (warden's plugin runs that instead;
-	// clients of the spec ignore the field).
+	// Confiner, when set, rewrites allowed shell calls of clients that send
+	// proof.NonceHeader (warden's plugin); the answer then carries "args"
+	// {"command": ...}, which the plugin runs instead. Clients of the spec
+	// get the spec's answer.
 	Confiner Confiner
 }
 
@@ -124,7 +126,10 @@ func (h *Handler) gate(w http.ResponseWriter, r *http.Request, msg *Message) {
 	req := msg.GateRequest()
 	v := h.core.Gate(r.Context(), req)
 	resp := Response{Block: !v.Allowed}
-	if v.Allowed && h.Confiner != nil {
+	// Only warden's own plugin applies a rewrite; it is the client that
+	// asks for a proof. A client of the spec gets the spec's answer, and
+	// nothing is recorded as confined that would run as it is.
+	if v.Allowed && h.Confiner != nil && r.Header.Get(proof.NonceHeader) != "" {
 		line, ok, err := h.Confiner.Confine(r.Context(), req, v)
 		switch {
 		case err != nil:

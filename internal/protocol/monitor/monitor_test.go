@@ -14,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/store"
 )
 
@@ -407,16 +408,21 @@ func TestAllowCarriesTheConfinedCommand(t *testing.T) {
 	long := "echo " + strings.Repeat("a", 120)
 	body := strings.Replace(specPreExecute, `"rm -rf /important"`, `"`+long[:100]+`"`, 1)
 	body = strings.Replace(body, `"tool": "bash",`, `"tool": "bash", "commandFull": "`+long+`",`, 1)
-	code, out := f.post(t, body)
+	nonce := []string{proof.NonceHeader, "AAAAAAAAAAAAAAAAAAAAAAAA"}
+	code, out := f.post(t, body, nonce...)
 	var r Response
 	if code != 200 || json.Unmarshal([]byte(out), &r) != nil || r.Block || r.Args["command"] != "confined: "+long {
 		t.Fatalf("allowed call: %d %s", code, out)
 	}
-	if code, out := f.post(t, specPreExecute); code != 200 || !strings.Contains(out, `"block":true`) || strings.Contains(out, `"args"`) {
+	// A client of the spec (no nonce) gets the spec's answer, unchanged.
+	if code, out := f.post(t, body); code != 200 || strings.TrimSpace(out) != `{"block":false}` {
+		t.Fatalf("spec client: %d %s", code, out)
+	}
+	if code, out := f.post(t, specPreExecute, nonce...); code != 200 || !strings.Contains(out, `"block":true`) || strings.Contains(out, `"args"`) {
 		t.Fatalf("denied call: %d %s", code, out)
 	}
 	h.Confiner = fakeConfiner{err: errors.New("the log is gone")}
-	if code, out := f.post(t, body); code != 200 || !strings.Contains(out, `"block":true`) || !strings.Contains(out, "the log is gone") {
+	if code, out := f.post(t, body, nonce...); code != 200 || !strings.Contains(out, `"block":true`) || !strings.Contains(out, "the log is gone") {
 		t.Fatalf("failing confiner: %d %s", code, out)
 	}
 }
