@@ -19,11 +19,23 @@ const TagWardenSignal = "warden.signal"
 func (e *eval) markWardenSignals() {
 	r := e.p.roots
 	lookup := false
+	lister, filter := false, false
 	for _, s := range e.subjects {
-		if s.cmd != nil && hasTag(s.tags, shell.TagProcessFind) && r.matchesWarden(s.attrs) {
+		if s.cmd == nil {
+			continue
+		}
+		if hasTag(s.tags, shell.TagProcessFind) && r.matchesWarden(s.attrs) {
 			lookup = true
 		}
+		switch s.cmd.Name {
+		case "ps", "pgrep", "pidof", "lsof", "fuser", "top", "pstree", "pidstat":
+			lister = true
+		case "grep", "egrep", "fgrep", "rg", "awk", "gawk", "mawk", "sed":
+			filter = filter || r.filtersWarden(s.cmd.Argv[1:])
+		}
 	}
+	// ps aux | grep warden | awk '{print $2}' | xargs kill
+	lookup = lookup || lister && filter
 	for _, s := range e.subjects {
 		if s.cmd == nil || !hasTag(s.tags, shell.TagSignal) {
 			continue
@@ -39,6 +51,26 @@ func hasTag(tags []string, t string) bool {
 	for _, x := range tags {
 		if x == t {
 			return true
+		}
+	}
+	return false
+}
+
+// filtersWarden reports whether one of a text filter's arguments (a grep
+// pattern, an awk or sed program) selects lines that name warden: it
+// contains a name of warden's, or is a regex that matches one.
+func (r *roots) filtersWarden(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		for _, n := range r.names() {
+			if strings.Contains(strings.ToLower(a), n) {
+				return true
+			}
+			if re, err := regexp.Compile(strings.Trim(a, "/")); err == nil && len(a) > 1 && re.MatchString(n) && !re.MatchString("") {
+				return true
+			}
 		}
 	}
 	return false
