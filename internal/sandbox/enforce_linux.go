@@ -38,88 +38,121 @@ func detectABI() int {
 // every other thread, and until then they run only warden's own code (the
 // pattern go-landlock documents for enforcing just before an exec; the
 // all-threads path through libpsx costs ~15 ms per start).
+//
+// Each grant is opened once (O_PATH) and handed to the kernel by that file
+// descriptor; a grant whose file is not the one Build checked (its device
+// and inode differ: something was swapped in since) fails the whole
+// confinement.
 func restrict(p *Profile, abi int) error {
 	runtime.LockOSThread() // never unlocked: the thread is replaced by exec
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("drop capabilities: %w", err)
 	}
-	rules := make([]landlock.Rule, 0, len(p.Grants))
+	// Files and IPC scopes; the network stays open (docs/policy.md).
+	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}.BestEffort()
+	rulesetFD, flags, err := cfg.NewRulesetFD()
+	if err != nil {
+		return fmt.Errorf("landlock ruleset: %w", err)
+	}
+	if rulesetFD < 0 {
+		return errors.New("landlock: nothing to enforce on this kernel")
+	}
+	defer unix.Close(rulesetFD)
+	handled := uint64(landlock.V11.HandledAccessFS) & fsSupported(abi)
 	for _, g := range p.Grants {
-		r, ok, err := rule(g, abi)
-		if err != nil {
+		if err := addGrant(rulesetFD, g, handled, abi); err != nil {
 			return err
-		}
-		if ok {
-			rules = append(rules, r)
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	// Files and IPC scopes; the network stays open (docs/policy.md).
-	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}.BestEffort()
-	fd, flags, err := cfg.NewRulesetFD(rules...)
-	if err != nil {
-		return fmt.Errorf("landlock ruleset: %w", err)
-	}
-	if fd < 0 {
-		return errors.New("landlock: nothing to enforce on this kernel")
-	}
-	defer unix.Close(fd)
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+	if err := ll.LandlockRestrictSelf(rulesetFD, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	return filterTerminalInjection()
 }
 
+// fsSupported is the set of file-system rights Landlock ABI abi knows.
+func fsSupported(abi int) uint64 {
+	switch {
+	case abi <= 0:
+		return 0
+	case abi == 1:
+		return 1<<13 - 1
+	case abi == 2:
+		return 1<<14 - 1
+	case abi <= 4:
+		return 1<<15 - 1
+	case abi <= 8:
+		return 1<<16 - 1
+	}
+	return 1<<17 - 1
+}
+
+// The access sets of the grants (go-landlock's RWDirs, RODirs, ...).
 const (
-	readFile = ll.AccessFSReadFile
-	readDir  = ll.AccessFSReadDir
+	accessFile  = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile | ll.AccessFSIoctlDev
+	accessRead  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	accessWrite = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
+		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
+		ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSTruncate
 )
 
-// rule is the Landlock rule for one grant, or ok=false when the path does
-// not exist (and is not to be created).
-func rule(g Entry, abi int) (r landlock.Rule, ok bool, err error) {
+// addGrant adds one grant to the ruleset, by a file descriptor opened
+// once; a path that does not exist (and is not to be created) is skipped.
+func addGrant(rulesetFD int, g Entry, handled uint64, abi int) error {
 	if g.Create {
 		// A cache the first build fills; failure to create it only means
 		// it is not granted.
 		_ = os.MkdirAll(g.Path, 0o700)
 	}
-	fi, err := os.Stat(g.Path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, false, nil
-		}
-		return nil, false, fmt.Errorf("grant %s: %w", g.Path, err)
+	fd, err := unix.Open(g.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return nil
 	}
-	dir := fi.IsDir()
-	var fr landlock.FSRule
-	switch {
-	case g.Access == ReadWrite && dir:
-		fr = landlock.RWDirs(g.Path)
-		if abi >= 2 {
+	if err != nil {
+		return fmt.Errorf("grant %s: %w", g.Path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("grant %s: %w", g.Path, err)
+	}
+	if g.Ino != 0 && (st.Ino != g.Ino || uint64(st.Dev) != g.Dev) {
+		return fmt.Errorf("grant %s: it is no longer the directory or file the profile was built for (replaced since)", g.Path)
+	}
+	dir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	var access uint64
+	switch g.Access {
+	case ReadWrite:
+		access = accessRead | accessWrite
+		if dir && abi >= 2 {
 			// Moving files between directories (git objects, package
-			// managers); without it the kernel answers EXDEV. Only on ABI
-			// 2+: asking for it on ABI 1 would disable Landlock entirely.
-			fr = fr.WithRefer()
+			// managers); without it the kernel answers EXDEV.
+			access |= ll.AccessFSRefer
 		}
-	case g.Access == ReadWrite:
-		fr = landlock.RWFiles(g.Path)
-	case g.Access == ReadExec && dir:
-		fr = landlock.RODirs(g.Path)
-	case g.Access == ReadExec:
-		fr = landlock.ROFiles(g.Path)
-	case g.Access == ReadOnly && dir:
-		fr = landlock.PathAccess(readFile|readDir, g.Path)
-	case g.Access == ReadOnly:
-		fr = landlock.PathAccess(readFile, g.Path)
+	case ReadExec:
+		access = accessRead
+	case ReadOnly:
+		access = ll.AccessFSReadFile | ll.AccessFSReadDir
 	default:
-		return nil, false, fmt.Errorf("grant %s: unknown access %q", g.Path, g.Access)
+		return fmt.Errorf("grant %s: unknown access %q", g.Path, g.Access)
 	}
 	if g.Device {
-		fr = fr.WithIoctlDev()
+		access |= ll.AccessFSIoctlDev
 	}
-	return fr, true, nil
+	if !dir {
+		access &= accessFile
+	}
+	access &= handled
+	if access == 0 {
+		return nil
+	}
+	if err := ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: access}, 0); err != nil {
+		return fmt.Errorf("grant %s: landlock_add_rule: %w", g.Path, err)
+	}
+	return nil
 }
 
 // dropCapabilities empties the calling thread's capability sets, bounding

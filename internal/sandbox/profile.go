@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/warden-dev/warden/internal/policy"
 )
@@ -43,6 +44,11 @@ type Entry struct {
 	// Missing: the path did not exist when the profile was built; it is
 	// granted only if it exists (or is created) when the profile is applied.
 	Missing bool `json:"missing,omitempty"`
+	// Dev and Ino identify the file Path led to when the profile was built
+	// (0: not recorded); applying the profile fails if Path now leads to
+	// another one, so nothing swapped in after the checks is granted.
+	Dev uint64 `json:"dev,omitempty"`
+	Ino uint64 `json:"ino,omitempty"`
 }
 
 // Dropped is a configured grant that was refused, with the reason.
@@ -223,7 +229,7 @@ func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, err
 
 	add := func(path string, a Access, why string, create, device bool) {
 		e := Entry{Path: path, Access: a, Why: why, Create: create, Device: device}
-		e.Missing = !exists(path)
+		e.Dev, e.Ino, e.Missing = identity(path)
 		for _, g := range p.Grants {
 			if g.Path == e.Path && g.Access == e.Access {
 				return
@@ -430,6 +436,18 @@ func absClean(p string) string {
 		return a
 	}
 	return filepath.Clean(p)
+}
+
+// identity is the device and inode Path leads to, or missing.
+func identity(p string) (dev, ino uint64, missing bool) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0, 0, true
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino), false
+	}
+	return 0, 0, false
 }
 
 func exists(p string) bool {

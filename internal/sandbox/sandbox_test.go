@@ -607,3 +607,37 @@ func TestGitWorktreeWorkspace(t *testing.T) {
 }
 
 func within(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// TestSwappedPathIsNotGranted: a workspace replaced by a symlink to the
+// home after the profile was built (a confined process racing the next
+// command) fails the confinement instead of granting the home.
+func TestSwappedPathIsNotGranted(t *testing.T) {
+	f := newFixture(t)
+	ws := filepath.Join(f.tmp, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := sandbox.Build(policy.SandboxConfig{}, f.machine, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(ws, ws+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(f.home, ws); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := sandbox.Command(context.Background(), p, []string{"/bin/bash", "-c", "cat ~/.ssh/id_rsa; echo planted >> ~/.bashrc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env, cmd.Dir = f.env, f.tmp
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(out), "replaced since") || strings.Contains(string(out), canary) {
+		t.Errorf("swapped workspace: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.home, ".bashrc")); strings.Contains(string(b), "planted") {
+		t.Error("~/.bashrc was written")
+	}
+}
