@@ -106,8 +106,10 @@ var wardenReadOnly = map[string][]string{
 	"credentials": {"", "list", "ls"},
 }
 
-// wardenValueFlags are warden's global options that take a value.
-var wardenValueFlags = []string{"data-dir", "config"}
+// wardenValueFlags are warden's options that take a value (global ones
+// and those of the subcommands that have subcommands of their own), so
+// their values are not taken for subcommands.
+var wardenValueFlags = []string{"data-dir", "config", "w", "workspace", "policy", "cwd", "home", "tool", "call", "since", "session", "limit"}
 
 // warden models warden's own CLI. Subcommands that change what warden
 // does are tagged TagWardenAdmin (attr action); the read-only ones are
@@ -134,7 +136,7 @@ func (k *call) warden() {
 		}
 		if f.known && strings.HasPrefix(f.val, "-") && len(f.val) > 1 {
 			name, val, eq := strings.Cut(strings.TrimLeft(f.val, "-"), "=")
-			takes := contains(wardenValueFlags, name) || isSandbox() && (name == "w" || name == "workspace" || name == "policy")
+			takes := contains(wardenValueFlags, name)
 			if name == "data-dir" {
 				switch {
 				case eq:
