@@ -31,5 +31,7 @@
 //	}
 //
 // MaybeRunChild returns at once in a normal start, and never returns in the
-// child.
+// child. A binary that forgets it fails the child loudly (exit status 2,
+// "flag provided but not defined: -warden-sandbox-child") rather than
+// running its own main.
 package sandbox

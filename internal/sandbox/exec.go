@@ -56,8 +56,12 @@ func Exec(p *Profile, argv, env []string, allowUnconfined bool) error {
 }
 
 // childArg marks the hidden child mode of the current executable:
-// EXE childArg PROFILE-JSON -- ARGV...
-const childArg = "__warden_sandbox_child__"
+// EXE childArg PROFILE-JSON -- ARGV... It is spelled as a flag on purpose:
+// a binary that forgot to call MaybeRunChild fails loudly on it ("flag
+// provided but not defined" from a test binary, "unknown flag" from
+// cobra) instead of running its own main (a test binary would run every
+// test again, recursively).
+const childArg = "-warden-sandbox-child"
 
 // Command returns a command that runs argv confined by p: the current
 // executable re-executed in its hidden child mode (see MaybeRunChild),

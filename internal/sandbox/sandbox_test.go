@@ -38,7 +38,9 @@ type fixture struct {
 // confined command's output.
 const canary = "WARDEN-CANARY-7f3a"
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureTB(t) }
+
+func newFixtureTB(t testing.TB) *fixture {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
