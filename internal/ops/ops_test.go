@@ -348,3 +348,25 @@ func TestRemovedWorkspaceRunsNothing(t *testing.T) {
 		t.Fatalf("Workspace after removal: %v", err)
 	}
 }
+
+// Readline cannot rewrite a judged line: no init file, no Meta bytes.
+func TestTerminalReadlineCannotRewriteLines(t *testing.T) {
+	f := newFixture(t)
+	out := listen(f)
+	tm, err := f.ws.CreateTerminal(t.Context(), caller, ops.TerminalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(line string) {
+		t.Helper()
+		if err := f.ws.SendText(t.Context(), caller, tm.ID, line, true, nil); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+	}
+	send(`echo "INPUTRC=[$INPUTRC] HIST=[$HISTFILE] CT=[$LC_CTYPE]"`)
+	out.waitFor(t, "INPUTRC=[/dev/null] HIST=[] CT=[C.UTF-8]")
+	// '®' is the bytes C2 AE: with Meta conversion they would be M-B M-. and
+	// edit the line; here they are the character
+	send("echo ar®b")
+	out.waitFor(t, "\nar®b")
+}

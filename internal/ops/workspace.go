@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -97,7 +98,7 @@ func newWorkspace(s *Service, root string) (*Workspace, error) {
 		Logger:    log,
 		Shell:     sh,
 		ShellArgs: shArgs,
-		Env:       s.opts.TerminalEnv,
+		Env:       terminalEnv(s.opts.TerminalEnv),
 		OnOutput: func(id, data string) {
 			w.notify(Notice{Method: "terminal.output", Params: map[string]string{"terminalId": id, "data": data}})
 		},
@@ -129,6 +130,45 @@ func newWorkspace(s *Service, root string) (*Workspace, error) {
 		},
 	})
 	return w, nil
+}
+
+// terminalEnv is the base environment of the shells warden opens for
+// agents: base (the daemon's own when nil) with readline's init file off
+// (INPUTRC=/dev/null: no macro of the user's bound to a key rewrites a
+// judged line), a UTF-8 character type (else readline reads the bytes of
+// a non-ASCII character as Meta key commands, which edit the line after
+// it was judged), and no history file (an agent's lines do not go into the
+// user's history).
+func terminalEnv(base []string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	out := make([]string, 0, len(base)+3)
+	utf8Locale := false
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "INPUTRC", "HISTFILE":
+			continue
+		case "LC_ALL", "LC_CTYPE", "LANG":
+			if isUTF8Locale(v) {
+				utf8Locale = true
+			} else if k == "LC_ALL" && v != "" {
+				continue // it would override LC_CTYPE below
+			}
+		}
+		out = append(out, kv)
+	}
+	out = append(out, "INPUTRC=/dev/null", "HISTFILE=")
+	if !utf8Locale {
+		out = append(out, "LC_CTYPE=C.UTF-8")
+	}
+	return out
+}
+
+func isUTF8Locale(v string) bool {
+	v = strings.ToLower(v)
+	return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
 }
 
 // Root is the workspace's absolute root directory.
