@@ -91,6 +91,7 @@ type analyzer struct {
 type cmdMeta struct {
 	argsKnown bool      // every argument was known
 	in        stdinInfo // what its standard input carried
+	prints    *field    // the paths it prints, when that is a known set (find ROOT -name N)
 }
 
 // ctx is the lexical context a piece of code is analysed in.
@@ -110,6 +111,10 @@ type stdinInfo struct {
 	dynamic  bool   // content unknown at check time (here-doc with expansions)
 	pipeline *Span  // where the content was produced (for findings)
 	what     string // human description of the source
+	// paths is set when the content is a list of paths of a known shape:
+	// find ROOT -name N prints files called N below ROOT (a field with
+	// under and named set), and filters (grep, head, sort) keep a subset.
+	paths *field
 }
 
 func (c *ctx) withVia(v string) *ctx {
@@ -744,6 +749,7 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 			if txt, ok := literalOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env); ok {
 				next.literal, next.text = true, txt
 			}
+			next.paths = printedPaths(a.out.Commands[start:], a.meta[start:], in)
 		}
 		in = next
 	}

@@ -595,3 +595,35 @@ func (k *call) runWritten(f field, lang string) bool {
 	k.nested(lit(txt), k.name+" "+f.val, []field{f}, false)
 	return true
 }
+
+// printedPaths returns the set of paths a pipeline stage prints when it is
+// known: find's files (cmdMeta.prints), or a filter that only passes some
+// of its input lines on (grep, head, sort, ...) of such a list.
+func printedPaths(cmds []Command, meta []cmdMeta, in stdinInfo) *field {
+	if len(cmds) != 1 || len(meta) != 1 {
+		return nil
+	}
+	if meta[0].prints != nil {
+		return meta[0].prints
+	}
+	switch cmds[0].Name {
+	case "grep", "egrep", "fgrep", "head", "tail", "sort", "uniq", "shuf", "cat", "tee":
+		return in.paths
+	}
+	return nil
+}
+
+// findPrints reports whether a find expression prints the paths it finds
+// and nothing else (no action, -print or -print0).
+func findPrints(expr []field) bool {
+	for _, f := range expr {
+		if !f.known {
+			return false
+		}
+		switch f.val {
+		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-printf", "-fprint", "-fprint0", "-fprintf", "-fls", "-ls", "-quit":
+			return false
+		}
+	}
+	return true
+}

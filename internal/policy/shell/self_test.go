@@ -36,6 +36,10 @@ var selfCases = []testCase{
 	{`python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("/run/w.sock")'`, []string{"read /run/w.sock"}},
 	{`node -e 'require("http").get({socketPath: "/run/w.sock", path: "/x"})'`, []string{"read /run/w.sock"}},
 	{"lsof /run/w.sock", []string{"read /run/w.sock"}},
+	// the paths find prints, handed to xargs
+	{"find ~/.x -name token | xargs cat", []string{"read:r /home/u/.x/token"}},
+	{"find / -name '*.pem' | grep -v test | xargs -I{} cp {} /tmp/", []string{"read:r /", "write /tmp"}},
+	{"find . -name '*.go' -exec true \\; | xargs cat", []string{"read ?"}},
 	{"curl file:///etc/shadow", []string{"read /etc/shadow", "!net"}},
 	{"curl https://x.example/a", []string{"net https://x.example/a", "!read"}},
 	// a script written then run is judged by its content

@@ -333,6 +333,10 @@ func (k *call) xargs() {
 	p := parseOpts(k.args, spec{arg: "adEILnPs", optArg: "eil", long: []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, stop: true})
 	src := unknownField("arguments come from stdin")
 	src.remote = k.c.stdin.remote
+	if ps := k.c.stdin.paths; ps != nil {
+		// find ROOT -name N | xargs cmd: cmd gets files called N below ROOT
+		src = *ps
+	}
 	if af, ok := p.get("a", "arg-file"); ok {
 		k.file(Read, af, false)
 		src = unknownField("arguments come from file " + af.text(k.c))
@@ -543,6 +547,16 @@ func (k *call) find() {
 	}
 	expr := args[i:]
 	name := findName(expr)
+	if len(roots) == 1 && roots[0].known && findPrints(expr) {
+		rb := roots[0]
+		if name != "" {
+			rb = sub(rb, path.Join(rb.val, name))
+			rb.glob = strings.ContainsAny(name, "*?[")
+			rb.named = true
+		}
+		rb.under = true
+		k.meta.prints = &rb
+	}
 	for j := 0; j < len(expr); j++ {
 		if !expr[j].known {
 			continue
