@@ -66,6 +66,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 		newAgentsCmd(o),
 		newRunCmd(o),
 		newSandboxCmd(o),
+		newDoctorCmd(o),
 		newVersionCmd(o),
 	)
 	return root

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-dev/warden/internal/integrations/claudecode"
+	"github.com/warden-dev/warden/internal/sandbox"
+)
+
+// runDoctor runs `warden doctor --json` with HOME at home and returns its
+// checks by name and its exit status.
+func runDoctor(t *testing.T, home, dataDir string) (map[string]check, int) {
+	t.Helper()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	t.Setenv("WARDEN_DATA_DIR", "")
+	var out, errOut bytes.Buffer
+	code := Main([]string{"doctor", "--json", "--data-dir", dataDir}, strings.NewReader(""), &out, &errOut)
+	var list []check
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	m := map[string]check{}
+	for _, c := range list {
+		if c.Status != statusOK && c.Status != statusWarn && c.Status != statusFail {
+			t.Errorf("check %s has status %q", c.Name, c.Status)
+		}
+		if c.Status != statusOK && c.Fix == "" {
+			t.Errorf("check %s (%s) says nothing to do", c.Name, c.Status)
+		}
+		m[c.Name] = c
+	}
+	return m, code
+}
+
+func TestDoctor(t *testing.T) {
+	home := t.TempDir()
+	data := filepath.Join(home, "data")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "token"), []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checks, code := runDoctor(t, home, data)
+	if code != 0 {
+		t.Fatalf("a clean machine fails: %+v", checks)
+	}
+	// the kernel sandbox is reported as the kernel is
+	want := statusOK
+	switch s := sandbox.Detect(); {
+	case !s.Enforced():
+		want = statusFail
+	case !s.Complete():
+		want = statusWarn
+	}
+	if c := checks["kernel sandbox"]; c.Status != want || !strings.Contains(c.Detail, "Landlock") {
+		t.Errorf("kernel sandbox %+v, want %s", c, want)
+	}
+	if c := checks["daemon"]; c.Status != statusWarn || !strings.Contains(c.Fix, "warden serve") {
+		t.Errorf("daemon %+v", c)
+	}
+
+	// a hook that runs a binary that is gone fails: Claude would block
+	// every tool call (the guard exits 2)
+	gone := filepath.Join(home, "bin", "warden")
+	settings, _ := claudecode.Merge(map[string]any{}, claudecode.Command(gone))
+	b, err := claudecode.Encode(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// and a data dir others can read fails
+	if err := os.Chmod(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checks, code = runDoctor(t, home, data)
+	if code != 1 {
+		t.Fatalf("doctor exit %d with a broken hook and an open data dir, want 1", code)
+	}
+	hook := checks["claude hooks "+filepath.Join(home, ".claude", "settings.json")]
+	if hook.Status != statusFail || !strings.Contains(hook.Detail, gone) || !strings.Contains(hook.Fix, "warden install claude") {
+		t.Errorf("hook check %+v", hook)
+	}
+	if c := checks["data dir"]; c.Status != statusFail || !strings.Contains(c.Fix, "chmod 700") {
+		t.Errorf("data dir %+v", c)
+	}
+	// once the binary is there, the hook is fine
+	if err := os.MkdirAll(filepath.Dir(gone), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gone, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(data, 0o700)
+	checks, _ = runDoctor(t, home, data)
+	if hook := checks["claude hooks "+filepath.Join(home, ".claude", "settings.json")]; hook.Status != statusOK {
+		t.Errorf("hook with its binary: %+v", hook)
+	}
+}
