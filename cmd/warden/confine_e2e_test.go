@@ -214,3 +214,82 @@ func TestClaudeBashRunsInTheSandbox(t *testing.T) {
 	}
 	d.stop()
 }
+
+// What the rewrite changes for the agent (docs/protocols.md): a `cd` in one
+// call does not carry over to the next, because it happens in the
+// sandbox's own bash. Claude Code otherwise keeps its working directory
+// between Bash calls (shown with the workspace's sandbox off).
+func TestClaudeCdDoesNotPersistInTheSandbox(t *testing.T) {
+	t.Parallel()
+	base := sandboxBase(t)
+	twoCalls := func(*claudeRig) anthropic.Script {
+		return func(r anthropic.Request) anthropic.Reply {
+			if !r.HasTool("Bash") {
+				return anthropic.Reply{Text: "ok"}
+			}
+			switch len(r.ToolResults()) {
+			case 0:
+				return anthropic.Reply{Tool: "Bash", Input: map[string]any{"command": "mkdir -p sub && cd sub", "description": "go down"}}
+			case 1:
+				return anthropic.Reply{Tool: "Bash", Input: map[string]any{"command": "echo WHERE=$(pwd)", "description": "where"}}
+			}
+			return anthropic.Reply{Text: "Done."}
+		}
+	}
+	for _, tc := range []struct {
+		name, sandbox, want string
+	}{
+		{"confined", "", ""},
+		{"sandbox off", "off", "/sub"},
+	} {
+		r := newClaudeRigIn(t, filepath.Join(base, tc.name), twoCalls)
+		d := r.start()
+		if tc.sandbox != "" {
+			for _, args := range [][]string{{"workspace", "add", r.ws}, {"workspace", "meta", "-w", r.ws, "warden.sandbox", tc.sandbox}} {
+				if out, errOut, code := warden(t, r.data, "", args...); code != 0 {
+					t.Fatalf("warden %v: %d %s %s", args, code, out, errOut)
+				}
+			}
+		}
+		out, errOut, _ := r.claude("go down, then look")
+		got := ""
+		for _, b := range r.fake.ToolResults() {
+			if text := b.ContentText(); strings.Contains(text, "WHERE=") {
+				got = text
+			}
+		}
+		if want := "WHERE=" + r.ws + tc.want; !strings.Contains(got, want) || (tc.want == "" && strings.Contains(got, "/sub")) {
+			t.Fatalf("%s: the second call printed %q, want %q\n%s\n%s", tc.name, got, want, out, errOut)
+		}
+		d.stop()
+	}
+}
+
+// OpenCode starts a new shell for every call, confined or not: the same
+// holds there.
+func TestOpenCodeCdDoesNotPersistInTheSandbox(t *testing.T) {
+	base := sandboxBase(t)
+	data := filepath.Join(base, "data")
+	d := startDaemon(t, data)
+	r := newOpenCodeRun(t, filepath.Join(base, "a"), func(req openai.Request) openai.Reply {
+		if len(req.Tools) == 0 {
+			return openai.Reply{Text: "Test session"}
+		}
+		switch len(req.ToolResults()) {
+		case 0:
+			return openai.Reply{Tool: "bash", Args: map[string]any{"command": "mkdir -p sub && cd sub", "description": "go down"}}
+		case 1:
+			return openai.Reply{Tool: "bash", Args: map[string]any{"command": "echo WHERE=$(pwd)", "description": "where"}}
+		}
+		return openai.Reply{Text: "Done."}
+	})
+	r.use(d)
+	out := r.run(t, "go down, then look")
+	if !toolResultsMention(r.model, "WHERE="+r.proj+"\n") && !toolResultsMention(r.model, "WHERE="+r.proj+"\\n") {
+		t.Fatalf("the second call did not run in the workspace root: %v\n%s", r.model.Requests(), out)
+	}
+	if cs := confinedEvents(t, logOf(t, data)); len(cs) != 2 {
+		t.Fatalf("tool.confined: %v", cs)
+	}
+	d.stop()
+}
