@@ -18,11 +18,10 @@ var ErrNotEnforced = errors.New("sandbox: this kernel has no Landlock, so nothin
 // goroutine stays locked to it: exec from it next). It reports what the
 // kernel enforces. Without Landlock it returns ErrNotEnforced unless
 // allowUnconfined, in which case it confines nothing.
-func restrictForExec(p *Profile, allowUnconfined bool) (Support, error) {
+func restrictForExec(p *Profile, s Support, allowUnconfined bool) (Support, error) {
 	if err := p.Validate(); err != nil {
 		return Support{}, err
 	}
-	s := Detect()
 	if !s.Enforced() {
 		if allowUnconfined {
 			return s, nil
@@ -46,7 +45,7 @@ func Exec(p *Profile, argv, env []string, allowUnconfined bool) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	if _, err := restrictForExec(p, allowUnconfined); err != nil {
+	if _, err := restrictForExec(p, Detect(), allowUnconfined); err != nil {
 		return err
 	}
 	if err := syscall.Exec(path, argv, env); err != nil {

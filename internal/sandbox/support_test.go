@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -57,5 +58,21 @@ func TestLogSupport(t *testing.T) {
 	}
 	if !strings.Contains(out, "network connections are not restricted") {
 		t.Errorf("LogSupport does not say what is not enforced: %q", out)
+	}
+}
+
+// TestFailsClosedWithoutLandlock: on a kernel without Landlock nothing is
+// confined, so nothing runs unless the caller allowed running unconfined.
+func TestFailsClosedWithoutLandlock(t *testing.T) {
+	p := &Profile{Workspace: "/w", Grants: []Entry{{Path: "/w", Access: ReadWrite}}}
+	none := supportFor(0)
+	if _, err := restrictForExec(p, none, false); !errors.Is(err, ErrNotEnforced) {
+		t.Errorf("no Landlock, not allowed: %v (want ErrNotEnforced)", err)
+	}
+	if s, err := restrictForExec(p, none, true); err != nil || s.Enforced() {
+		t.Errorf("no Landlock, --allow-unconfined: %v, %+v", err, s)
+	}
+	if !strings.Contains(ErrNotEnforced.Error(), "--allow-unconfined") {
+		t.Errorf("the error does not say how to run anyway: %v", ErrNotEnforced)
 	}
 }
