@@ -238,3 +238,34 @@ func FuzzParsePublicPEM(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkProof is what the proof adds to one gated call: the daemon signs
+// the answer, the client verifies it, the hook door checks the request's MAC.
+func BenchmarkProof(b *testing.B) {
+	k, err := EnsureKeys(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	nonce, _ := NewNonce()
+	body := []byte(`{"allow":true,"decision":"allow","reason":"ok","rule":""}` + "\n")
+	pub := k.Signer.Public()
+	b.Run("sign", func(b *testing.B) {
+		for b.Loop() {
+			k.Signer.Sign(DoorHooks, nonce, 200, body)
+		}
+	})
+	sig := k.Signer.Sign(DoorHooks, nonce, 200, body)
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			if err := Verify(pub, DoorHooks, nonce, 200, body, sig); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("request-mac", func(b *testing.B) {
+		payload := bytes.Repeat([]byte("x"), 2048)
+		for b.Loop() {
+			MAC(k.HookKey, nonce, 1_800_000_000, "/ws", payload)
+		}
+	})
+}
