@@ -40,6 +40,8 @@ func TestSelfProtectionData(t *testing.T) {
 		{call: bash("find ~/.local -name token -exec cat {} \\;"), want: D},
 		{call: bash("find / -name '*.yaml' -exec grep -l x {} +"), want: D},
 		{call: bash("find ~/.local -name token | xargs cat"), want: D, rule: "warden-data-reach"},
+		{call: bash("cat $(find ~/.local -name token)"), want: D},
+		{call: bash("for f in $(find ~/.local -name token); do cat \"$f\"; done"), want: D},
 		{call: bash("find ~/.local/share -name token | head -1 | xargs -I{} cp {} /tmp/t"), want: D},
 		// the admin socket
 		{call: bash("curl --unix-socket ~/.local/share/warden/warden.sock http://warden/approvals/ap_1/approve -d '{\"always\":true}'"), want: D, rule: "warden-data"},
@@ -98,6 +100,7 @@ func TestSelfProtectionData(t *testing.T) {
 		{call: bash("cat ~/.local/share/applications/x.desktop"), want: A},
 		{call: bash("grep -r foo ."), want: A},
 		{call: bash("find . -name '*.go' | xargs gofmt -l"), want: A},
+		{call: bash("gofmt -l $(find . -name '*.go')"), want: A},
 		{call: bash("find /tmp -name '*.log' | xargs rm -f"), want: A},
 		{call: bash("tar czf /tmp/src.tgz ."), want: A},
 		{call: bash("curl --unix-socket /var/run/docker.sock http://localhost/containers/json"), want: A},

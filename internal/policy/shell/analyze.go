@@ -753,7 +753,7 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 		}
 		in = next
 	}
-	if in.literal {
+	if in.literal || in.paths != nil {
 		if a.pipeOut == nil {
 			a.pipeOut = map[*syntax.BinaryCmd]stdinInfo{}
 		}

@@ -627,3 +627,9 @@ func findPrints(expr []field) bool {
 	}
 	return true
 }
+
+// substPaths is the field $(...) gives for a known set of printed paths.
+func substPaths(p field) field {
+	p.subst = true
+	return p
+}

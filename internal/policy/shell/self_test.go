@@ -40,6 +40,9 @@ var selfCases = []testCase{
 	{"find ~/.x -name token | xargs cat", []string{"read:r /home/u/.x/token"}},
 	{"find / -name '*.pem' | grep -v test | xargs -I{} cp {} /tmp/", []string{"read:r /", "write /tmp"}},
 	{"find . -name '*.go' -exec true \\; | xargs cat", []string{"read ?"}},
+	{"cat $(find ~/.x -name token)", []string{"read:r /home/u/.x/token"}},
+	{"cat $(find ~/.x -name token | head -1)", []string{"read:r /home/u/.x/token"}},
+	{"for f in $(find ~/.x -name token); do cat \"$f\"; done", []string{"read:r /home/u/.x/token"}},
 	{"curl file:///etc/shadow", []string{"read /etc/shadow", "!net"}},
 	{"curl https://x.example/a", []string{"net https://x.example/a", "!read"}},
 	// a script written then run is judged by its content

@@ -62,13 +62,14 @@ type builder struct {
 	remote bool
 	proc   bool
 	under  bool
+	named  bool // from find's printed paths: files called NAME below ROOT
 	quoted bool // had quotes or a non-empty literal: never dropped
 }
 
 func (b *builder) copyFrom(o *builder) {
 	b.sb.WriteString(o.sb.String())
-	b.known, b.reason, b.glob, b.subst, b.remote, b.proc, b.under, b.quoted =
-		o.known, o.reason, o.glob, o.subst, o.remote, o.proc, o.under, o.quoted
+	b.known, b.reason, b.glob, b.subst, b.remote, b.proc, b.under, b.named, b.quoted =
+		o.known, o.reason, o.glob, o.subst, o.remote, o.proc, o.under, o.named, o.quoted
 }
 
 func (b *builder) taint(f field) {
@@ -82,6 +83,11 @@ func (b *builder) taint(f field) {
 	b.remote = b.remote || f.remote
 	b.proc = b.proc || f.proc
 	b.under = b.under || f.under
+	if f.under && f.named {
+		// find's printed paths: the name may be a pattern
+		b.named = true
+		b.glob = b.glob || f.glob
+	}
 }
 
 // words expands a list of words into fields.
@@ -114,7 +120,7 @@ func (a *analyzer) word(c *ctx, st *state, w *syntax.Word, assign bool) []field 
 			continue // unquoted empty expansion: no field
 		}
 		f := field{val: b.sb.String(), known: b.known, reason: b.reason, glob: b.glob, subst: b.subst,
-			remote: b.remote, proc: b.proc, under: b.under, pos: sp.start, end: sp.end}
+			remote: b.remote, proc: b.proc, under: b.under, named: b.named, pos: sp.start, end: sp.end}
 		if !f.known {
 			f.val = ""
 		}
@@ -735,6 +741,9 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 		if out, ok := a.pipeOut[b]; ok && out.literal {
 			return field{val: strings.TrimRight(out.text, "\n"), known: true, subst: true}
 		}
+		if out, ok := a.pipeOut[b]; ok && out.paths != nil {
+			return substPaths(*out.paths)
+		}
 		return f
 	}
 	if len(a.out.Commands)-start != 1 {
@@ -743,6 +752,9 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 	cm, m := a.out.Commands[start], a.meta[start]
 	if !m.argsKnown {
 		return f
+	}
+	if m.prints != nil {
+		return substPaths(*m.prints) // $(find ROOT -name N)
 	}
 	if cm.Name == "pwd" {
 		if cm.Dir != "" {
