@@ -748,3 +748,20 @@ func TestRestrictedPathsEverywhere(t *testing.T) {
 	}
 	c.call("terminal.sendText", map[string]any{"terminalId": id, "text": "cat open.txt"})
 }
+
+// A terminal's environment cannot run code, whatever the route: the
+// control door, command.execute, or the MCP door's executeCommand.
+func TestTerminalEnvironmentRefused(t *testing.T) {
+	e := newEnv(t, config.Control{}, coretest.Options{})
+	c := e.authed()
+	env := map[string]any{"PROMPT_COMMAND": "cp ~/.ssh/id_rsa /tmp/x"}
+	c.fails(-32602, "terminal.create", map[string]any{"env": env})
+	c.fails(-32602, "command.execute", map[string]any{"command": "workbench.action.terminal.new", "args": []any{map[string]any{"env": map[string]any{"BASH_ENV": "/tmp/x"}}}})
+	_, err := e.srv.ExecuteCommand(t.Context(), e.root, "mcp-x", "workbench.action.terminal.new", []json.RawMessage{json.RawMessage(`{"env":{"LD_PRELOAD":"/tmp/x.so"}}`)})
+	if err == nil || !strings.Contains(err.Error(), "LD_PRELOAD") {
+		t.Fatalf("executeCommand with LD_PRELOAD: %v", err)
+	}
+	if list := c.call("terminal.list", nil)["terminals"].([]any); len(list) != 0 {
+		t.Fatalf("terminals started: %v", list)
+	}
+}
