@@ -183,7 +183,7 @@ func newRoots(env Env) *roots {
 }
 
 func (r *roots) vars() pathVars {
-	return pathVars{home: r.home, temp: r.allTemp, protected: r.allPro}
+	return pathVars{home: r.home, temp: r.allTemp, protected: r.allPro, binaries: r.binaries, policyFiles: r.policyFiles}
 }
 
 // within reports whether p is root or below it.

@@ -196,9 +196,11 @@ type pathSeg struct {
 
 // pathVars are the values a path pattern's leading variable expands to.
 type pathVars struct {
-	home      string
-	temp      []string
-	protected []string
+	home        string
+	temp        []string
+	protected   []string
+	binaries    []string // $WARDEN_BINARIES
+	policyFiles []string // $POLICY_FILES
 }
 
 // compilePath compiles one path pattern; variables may expand it into
@@ -232,10 +234,14 @@ func compilePath(p string, v pathVars) ([]pathPattern, error) {
 		bases, p = v.temp, p[len("$TEMP"):]
 	case p == "$PROTECTED" || strings.HasPrefix(p, "$PROTECTED/"):
 		bases, p = v.protected, p[len("$PROTECTED"):]
+	case p == "$WARDEN_BINARIES":
+		bases, p = v.binaries, ""
+	case p == "$POLICY_FILES":
+		bases, p = v.policyFiles, ""
 	case p == "$WORKSPACE" || strings.HasPrefix(p, "$WORKSPACE/"):
 		ws, bases, p = true, []string{""}, p[len("$WORKSPACE"):]
 	case strings.HasPrefix(p, "$"):
-		return nil, fmt.Errorf("path pattern %q: unknown variable (use ~, $HOME, $TEMP, $PROTECTED or $WORKSPACE)", p)
+		return nil, fmt.Errorf("path pattern %q: unknown variable (use ~, $HOME, $TEMP, $PROTECTED, $WORKSPACE, $WARDEN_BINARIES or $POLICY_FILES)", p)
 	case strings.HasPrefix(p, "/"):
 		bases = []string{""}
 	default:

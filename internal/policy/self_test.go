@@ -370,7 +370,7 @@ func TestSelfProtectionHooks(t *testing.T) {
 		{call: bash("go build -o ~/go/bin/warden ./cmd/warden"), want: D, rule: "warden-binary"},
 		{call: bash("cp bin/warden /usr/local/bin/warden"), want: D},
 		{call: bash("rm ~/go/bin/warden"), want: D},
-		{call: bash("cp bin/warden ~/.local/bin/warden-dev"), want: D, rule: "warden-binary"},
+		{call: bash("cp bin/warden ~/.local/bin/warden-dev"), want: D, rule: "warden-binary-running"},
 		// reading them, and building warden in its own repo
 		{call: bash("cat ~/.claude/settings.json"), want: A},
 		{call: bash("jq .hooks .claude/settings.json"), want: A},
