@@ -433,3 +433,31 @@ func TestAgentCredentials(t *testing.T) {
 		{call: bash("cat ~/.claude/settings.json"), want: Allow},
 	})
 }
+
+// TestSelfPathVars: $WARDEN_BINARIES and $POLICY_FILES name exactly the
+// files of the env, and nothing when it has none.
+func TestSelfPathVars(t *testing.T) {
+	src := `
+rules:
+  - id: bins
+    effect: deny
+    match: {effects: [read], paths: ['$WARDEN_BINARIES', '$POLICY_FILES']}
+`
+	env := testEnv()
+	env.WardenBinaries = []string{"/opt/w/warden"}
+	env.PolicyFiles = []string{"/srv/p.yaml"}
+	p, err := Parse([]byte(src), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, p, []decideCase{
+		{call: bash("cat /opt/w/warden"), want: Deny, rule: "bins"},
+		{call: bash("cat /srv/p.yaml"), want: Deny, rule: "bins"},
+		{call: bash("cat /opt/w/warden2 /srv/p.yaml.bak"), want: Allow},
+	})
+	p, err = Parse([]byte(src), testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, p, []decideCase{{call: bash("cat /opt/w/warden"), want: Allow}})
+}
