@@ -3,6 +3,7 @@ package ops_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/sandbox"
+	"github.com/warden-dev/warden/internal/search"
 	"github.com/warden-dev/warden/internal/workspace"
 )
 
@@ -138,4 +140,47 @@ func BenchmarkTerminalStart(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSearchGoSource is search.findInFiles through the operations
+// layer (gated, every file checked against the policy's reads) against
+// search.Find alone, over Go's own source tree, in the same run.
+func BenchmarkSearchGoSource(b *testing.B) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	c := coretest.New(b, coretest.Options{})
+	reg, err := workspace.Open(filepath.Join(b.TempDir(), "ws.json"), workspace.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err = reg.AddWith(src, workspace.AddOptions{AllowBroad: true}); err != nil {
+		b.Fatal(err)
+	}
+	svc, err := ops.New(ops.Options{Core: c, Registry: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { svc.Close() })
+	ws, err := svc.Workspace(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := search.Options{CaseSensitive: true, MaxResults: 1 << 30}
+	b.Run("search.Find", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := search.Find(context.Background(), ws.Root(), "errors.New", opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ops.Search", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ws.Search(context.Background(), caller, "errors.New", opts, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
