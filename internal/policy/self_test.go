@@ -363,6 +363,12 @@ func TestSelfProtectionHooks(t *testing.T) {
 		{call: tool("edit", "filePath", "~/.claude/settings.json"), want: D},
 		{call: tool("write", "filePath", ".claude/settings.local.json"), want: D},
 		{call: tool("write", "filePath", "~/.config/opencode/plugin/warden-monitor.js"), want: D},
+		// a nested agent started without warden's hooks
+		{call: bash(`claude -p "fix it" --settings '{"disableAllHooks": true}'`), want: D, rule: "agent-unhooked"},
+		{call: bash("claude --setting-sources project,local -p x"), want: D},
+		{call: bash("CLAUDE_CONFIG_DIR=/tmp/c claude -p x"), want: D},
+		{call: bash("claude -p 'summarise README.md'"), want: A},
+		{call: bash("claude --version"), want: A},
 		// the binary the hooks run
 		{call: bash("go install ./cmd/warden"), want: D, rule: "warden-binary"},
 		{call: bash("go install github.com/warden-dev/warden/cmd/warden@latest"), want: D},

@@ -395,6 +395,9 @@ func (a *analyzer) model(k *call) {
 		}
 	case "apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak", "nix-env", "conda", "mamba", "choco", "winget":
 		k.pkgInstall(n, n, "install", "upgrade", "update", "reinstall", "add", "dist-upgrade", "full-upgrade", "-S", "-Syu", "-Sy")
+	case "claude":
+		k.claude()
+		k.mentions()
 	case "go":
 		k.pkgInstall("go", "proxy.golang.org", "install", "get", "mod")
 		if len(k.args) > 1 && k.args[0].known && k.args[0].val == "run" {

@@ -26,6 +26,10 @@ const (
 	// prints their pids (pgrep, pidof): its output is often given to kill.
 	// Attrs: process, match, icase as for TagSignal.
 	TagProcessFind = "process.find"
+	// TagAgentUnhooked marks starting a coding agent in a way that drops
+	// the hooks warden installed in its settings (claude --settings,
+	// --setting-sources, CLAUDE_CONFIG_DIR). Attrs: agent, how.
+	TagAgentUnhooked = "agent.unhooked"
 )
 
 // WardenName is the program name of warden's own CLI.
@@ -632,4 +636,29 @@ func findPrints(expr []field) bool {
 func substPaths(p field) field {
 	p.subst = true
 	return p
+}
+
+// claude models starting Claude Code: settings given on the command line
+// (--settings, which can set disableAllHooks), a choice of setting sources
+// that can leave the user's settings (where warden's hooks are) out, or
+// another config dir (CLAUDE_CONFIG_DIR) start it without warden's hooks.
+func (k *call) claude() {
+	for _, f := range k.args {
+		if !f.known {
+			continue
+		}
+		name, _, _ := strings.Cut(f.val, "=")
+		switch name {
+		case "--settings", "--setting-sources":
+			k.tag(TagAgentUnhooked)
+			k.attr("agent", "claude")
+			k.attr("how", name)
+			return
+		}
+	}
+	if _, ok := k.envVar("CLAUDE_CONFIG_DIR"); ok {
+		k.tag(TagAgentUnhooked)
+		k.attr("agent", "claude")
+		k.attr("how", "CLAUDE_CONFIG_DIR")
+	}
 }
