@@ -32,6 +32,11 @@ type SandboxConfig struct {
 	// Deny are more secret locations: no granted path may contain one or
 	// lie inside one (such a grant is dropped, loudly).
 	Deny []string `yaml:"deny,omitempty" json:"deny,omitempty"`
+	// UnixSockets allows creating Unix sockets on kernels whose Landlock
+	// (before ABI 9) cannot tell the sandbox's own socket files from the
+	// user's (ssh-agent, tmux, D-Bus, Docker): false (the default) refuses
+	// socket(AF_UNIX) there; true lets a confined command reach those.
+	UnixSockets *bool `yaml:"unixSockets,omitempty" json:"unixSockets,omitempty"`
 	// TempDirs, when set, replaces the built-in temp dirs (/tmp, /var/tmp,
 	// /dev/shm, $TMPDIR), which are read-write.
 	TempDirs []string `yaml:"tempDirs,omitempty" json:"tempDirs,omitempty"`

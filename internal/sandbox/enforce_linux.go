@@ -34,7 +34,7 @@ func detectABI() int {
 // restrict confines the calling OS thread, which stays locked to the
 // goroutine so that the exec that follows happens on it: capabilities
 // dropped, no new privileges, Landlock with p's grants and IPC scoping, the
-// terminal-injection filter. Only this thread is confined: execve(2) ends
+// seccomp filter (terminal injection; Unix sockets below ABI 9). Only this thread is confined: execve(2) ends
 // every other thread, and until then they run only warden's own code (the
 // pattern go-landlock documents for enforcing just before an exec; the
 // all-threads path through libpsx costs ~15 ms per start).
@@ -70,7 +70,7 @@ func restrict(p *Profile, abi int) error {
 	if err := ll.LandlockRestrictSelf(rulesetFD, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
-	return filterTerminalInjection()
+	return seccompFilter(abi < 9 && !p.AllowUnixSockets)
 }
 
 // fsSupported is the set of file-system rights Landlock ABI abi knows.

@@ -70,6 +70,10 @@ type Profile struct {
 	// Dropped are grants refused because they contained or lay inside a
 	// denied location.
 	Dropped []Dropped `json:"dropped,omitempty"`
+	// AllowUnixSockets lets the command create Unix sockets on kernels
+	// whose Landlock cannot confine their use (ABI < 9): the policy's
+	// sandbox.unixSockets.
+	AllowUnixSockets bool `json:"allowUnixSockets,omitempty"`
 }
 
 // Machine is what a Profile is built from besides the policy: the user's
@@ -206,7 +210,7 @@ func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, err
 		return filepath.Clean(p)
 	}
 
-	p := &Profile{Workspace: ws}
+	p := &Profile{Workspace: ws, AllowUnixSockets: cfg.UnixSockets != nil && *cfg.UnixSockets}
 	for _, s := range homeSecrets {
 		p.Denied = append(p.Denied, Entry{Path: filepath.Join(home, s.path), Access: Denied, Why: s.why})
 	}

@@ -9,46 +9,143 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// filterTerminalInjection installs, on the calling thread (the one that
-// execs), a seccomp filter that refuses ioctl(TIOCSTI) and
-// ioctl(TIOCLINUX) with EPERM: pushing characters into a terminal's input
-// queue would let a confined command type commands into the unconfined
-// shell that started it (Landlock does not restrict ioctls on file
-// descriptors inherited from outside). The native ABI and the 32-bit
-// compat ABI are both checked. It needs no_new_privs, which Restrict set.
-func filterTerminalInjection() error {
+// seccompFilter installs, on the calling thread (the one that execs), a
+// seccomp filter for what Landlock leaves open:
+//
+//   - ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with EPERM: pushing
+//     characters into a terminal's input queue would let a confined command
+//     type commands into the unconfined shell that started it (Landlock does
+//     not restrict ioctls on file descriptors inherited from outside);
+//   - with blockUnixSockets, socket(AF_UNIX, ...) fails with EACCES (and,
+//     for 32-bit programs, socketcall(2) as a whole): before Landlock ABI 9
+//     nothing stops a connect(2) to the user's socket files (ssh-agent,
+//     tmux, D-Bus, Docker). socketpair(2) stays allowed.
+//
+// The native ABI and the 32-bit compat ABI are both checked. It needs
+// no_new_privs, which restrict set.
+func seccompFilter(blockUnixSockets bool) error {
 	const (
-		ldW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeqK = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		retK = unix.BPF_RET | unix.BPF_K
-		// offsets in struct seccomp_data
 		offNr   = 0
 		offArch = 4
-		offArg1 = 24 // args[1], low 32 bits (little-endian)
+		offArg0 = 16 // args[0], low 32 bits (little-endian)
+		offArg1 = 24 // args[1], low 32 bits
 	)
-	allow := uint32(unix.SECCOMP_RET_ALLOW)
-	deny := uint32(unix.SECCOMP_RET_ERRNO) | uint32(unix.EPERM)
-	prog := []unix.SockFilter{
-		/* 0 */ {Code: ldW, K: offArch},
-		/* 1 */ {Code: jeqK, K: nativeArch, Jt: 0, Jf: 3}, // → 2 / 5
-		/* 2 */ {Code: ldW, K: offNr},
-		/* 3 */ {Code: jeqK, K: unix.SYS_IOCTL, Jt: 4, Jf: 0}, // → 8 / 4
-		/* 4 */ {Code: jeqK, K: nativeIoctlAlt, Jt: 3, Jf: 6}, // → 8 / 11
-		/* 5 */ {Code: jeqK, K: compatArch, Jt: 0, Jf: 5}, // → 6 / 11
-		/* 6 */ {Code: ldW, K: offNr},
-		/* 7 */ {Code: jeqK, K: compatIoctl, Jt: 0, Jf: 3}, // → 8 / 11
-		/* 8 */ {Code: ldW, K: offArg1},
-		/* 9 */ {Code: jeqK, K: unix.TIOCSTI, Jt: 2, Jf: 0}, // → 12 / 10
-		/* 10 */ {Code: jeqK, K: unix.TIOCLINUX, Jt: 1, Jf: 0}, // → 12 / 11
-		/* 11 */ {Code: retK, K: allow},
-		/* 12 */ {Code: retK, K: deny},
+	var a bpfAsm
+	a.load(offArch)
+	a.jeq(nativeArch, "native")
+	a.jeq(compatArch, "compat")
+	a.ret("allow")
+
+	a.label("native")
+	a.load(offNr)
+	a.jeq(unix.SYS_IOCTL, "ioctl")
+	a.jeq(nativeIoctlAlt, "ioctl")
+	if blockUnixSockets {
+		a.jeq(unix.SYS_SOCKET, "socket")
+		a.jeq(nativeSocketAlt, "socket")
+	}
+	a.ret("allow")
+
+	a.label("compat")
+	a.load(offNr)
+	a.jeq(compatIoctl, "ioctl")
+	if blockUnixSockets {
+		a.jeq(compatSocket, "socket")
+		if sc := compatSocketcall; sc >= 0 {
+			a.jeq(uint32(sc), "eacces")
+		}
+	}
+	a.ret("allow")
+
+	a.label("ioctl")
+	a.load(offArg1)
+	a.jeq(unix.TIOCSTI, "eperm")
+	a.jeq(unix.TIOCLINUX, "eperm")
+	a.ret("allow")
+
+	a.label("socket")
+	a.load(offArg0)
+	a.jeq(unix.AF_UNIX, "eacces")
+	a.ret("allow")
+
+	a.label("allow")
+	a.retK(unix.SECCOMP_RET_ALLOW)
+	a.label("eperm")
+	a.retK(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	a.label("eacces")
+	a.retK(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
+
+	prog, err := a.assemble()
+	if err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
-		return fmt.Errorf("seccomp filter (TIOCSTI): %w", err)
+		return fmt.Errorf("seccomp filter: %w", err)
 	}
 	return nil
 }
 
-// terminalInjectionFiltered reports whether this build filters TIOCSTI.
-const terminalInjectionFiltered = true
+// seccompAvailable reports whether this build installs the filter.
+const seccompAvailable = true
+
+// bpfAsm assembles a classic BPF program with named forward jumps.
+type bpfAsm struct {
+	ins    []bpfIns
+	labels map[string]int
+}
+
+type bpfIns struct {
+	code uint16
+	k    uint32
+	jt   string // jump target when equal ("" = next)
+}
+
+func (a *bpfAsm) load(off uint32) {
+	a.ins = append(a.ins, bpfIns{code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, k: off})
+}
+
+// jeq jumps to label when the accumulator equals k, else falls through.
+func (a *bpfAsm) jeq(k uint32, label string) {
+	a.ins = append(a.ins, bpfIns{code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, k: k, jt: label})
+}
+
+// ret jumps to label unconditionally.
+func (a *bpfAsm) ret(label string) {
+	a.ins = append(a.ins, bpfIns{code: unix.BPF_JMP | unix.BPF_JA, jt: label})
+}
+
+func (a *bpfAsm) retK(k uint32) {
+	a.ins = append(a.ins, bpfIns{code: unix.BPF_RET | unix.BPF_K, k: k})
+}
+
+func (a *bpfAsm) label(name string) {
+	if a.labels == nil {
+		a.labels = map[string]int{}
+	}
+	a.labels[name] = len(a.ins)
+}
+
+func (a *bpfAsm) assemble() ([]unix.SockFilter, error) {
+	out := make([]unix.SockFilter, len(a.ins))
+	for i, in := range a.ins {
+		f := unix.SockFilter{Code: in.code, K: in.k}
+		if in.jt != "" {
+			to, ok := a.labels[in.jt]
+			if !ok || to <= i {
+				return nil, fmt.Errorf("bpf: bad jump to %q at %d", in.jt, i)
+			}
+			off := to - i - 1
+			if in.code == unix.BPF_JMP|unix.BPF_JA {
+				f.K = uint32(off)
+			} else {
+				if off > 255 {
+					return nil, fmt.Errorf("bpf: jump to %q too far", in.jt)
+				}
+				f.Jt = uint8(off)
+			}
+		}
+		out[i] = f
+	}
+	return out, nil
+}

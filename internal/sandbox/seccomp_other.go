@@ -2,7 +2,7 @@
 
 package sandbox
 
-func filterTerminalInjection() error { return nil }
+func seccompFilter(bool) error { return nil }
 
-// terminalInjectionFiltered reports whether this build filters TIOCSTI.
-const terminalInjectionFiltered = false
+// seccompAvailable reports whether this build installs the filter.
+const seccompAvailable = false

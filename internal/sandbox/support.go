@@ -48,7 +48,7 @@ func (s Support) Complete() bool { return s.ABI >= 6 }
 // supportFor describes ABI version abi.
 func supportFor(abi int) Support {
 	s := Support{ABI: abi, Files: abi >= 1, Truncate: abi >= 3, DeviceIoctl: abi >= 5,
-		Signals: abi >= 6, AbstractUnix: abi >= 6, PathUnix: abi >= 9, TerminalInjection: abi >= 1 && terminalInjectionFiltered}
+		Signals: abi >= 6, AbstractUnix: abi >= 6, PathUnix: abi >= 9, TerminalInjection: abi >= 1 && seccompAvailable}
 	if abi < 1 {
 		s.NotEnforced = append(s.NotEnforced,
 			"Landlock is not available in this kernel: commands run unconfined (no file, signal or socket restriction)")
@@ -65,11 +65,15 @@ func supportFor(abi int) Support {
 			"signals to processes outside the sandbox are not blocked: a confined command can stop warden (needs Landlock ABI 6)",
 			"abstract Unix sockets outside the sandbox are reachable (needs Landlock ABI 6)")
 	}
-	if abi < 9 {
+	switch {
+	case abi < 9 && seccompAvailable:
 		s.NotEnforced = append(s.NotEnforced,
-			"Unix socket files outside the sandbox (ssh-agent, the D-Bus session bus, the Docker socket) can be connected to (needs Landlock ABI 9)")
+			"Landlock cannot tell Unix socket files inside the sandbox from the user's (needs ABI 9): new Unix sockets are refused altogether, unless the policy sets sandbox.unixSockets: true, which lets a confined command reach ssh-agent, tmux, D-Bus and Docker")
+	case abi < 9:
+		s.NotEnforced = append(s.NotEnforced,
+			"Unix socket files outside the sandbox (ssh-agent, tmux, the D-Bus session bus, the Docker socket) can be connected to (needs Landlock ABI 9)")
 	}
-	if !terminalInjectionFiltered {
+	if !seccompAvailable {
 		s.NotEnforced = append(s.NotEnforced, "typing into the terminal (ioctl TIOCSTI) is not filtered on this architecture")
 	}
 	s.NotEnforced = append(s.NotEnforced,

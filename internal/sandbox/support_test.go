@@ -21,11 +21,11 @@ func TestSupportSaysWhatIsNotEnforced(t *testing.T) {
 		absent   []string
 	}{
 		{0, false, false, []string{"not available", "unconfined"}, nil},
-		{1, true, false, []string{"truncating", "ioctl", "signals", "abstract Unix", "Unix socket files", "network"}, nil},
-		{4, true, false, []string{"ioctl", "signals", "Unix socket files"}, []string{"truncating"}},
+		{1, true, false, []string{"truncating", "ioctl", "signals", "abstract Unix", "Unix socket", "network"}, nil},
+		{4, true, false, []string{"ioctl", "signals", "Unix socket"}, []string{"truncating"}},
 		{5, true, false, []string{"signals", "abstract Unix"}, []string{"ioctl on device"}},
-		{7, true, true, []string{"Unix socket files", "network", "chmod"}, []string{"signals", "abstract Unix"}},
-		{9, true, true, []string{"network"}, []string{"Unix socket files", "signals"}},
+		{7, true, true, []string{"Unix socket", "sandbox.unixSockets", "network", "chmod"}, []string{"signals", "abstract Unix"}},
+		{9, true, true, []string{"network"}, []string{"Unix socket", "signals"}},
 	} {
 		s := supportFor(tc.abi)
 		all := strings.Join(s.NotEnforced, "\n")
