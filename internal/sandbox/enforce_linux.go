@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,7 @@ func restrict(p *Profile, abi int) error {
 	}
 	defer unix.Close(rulesetFD)
 	handled := uint64(landlock.V11.HandledAccessFS) & fsSupported(abi)
-	for _, g := range p.Grants {
+	for _, g := range append(slices.Clone(p.Grants), ownTerminals()...) {
 		if err := addGrant(rulesetFD, g, handled, abi); err != nil {
 			return err
 		}
@@ -71,6 +72,21 @@ func restrict(p *Profile, abi int) error {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	return seccompFilter(abi < 9 && !p.AllowUnixSockets)
+}
+
+// ownTerminals are the pseudo-terminals the command's standard streams are
+// on (/dev/pts/N), so that reopening its own terminal by name works while
+// the user's other terminals stay out of reach.
+func ownTerminals() []Entry {
+	var out []Entry
+	for fd := 0; fd <= 2; fd++ {
+		target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil || !strings.HasPrefix(target, "/dev/pts/") || slices.ContainsFunc(out, func(e Entry) bool { return e.Path == target }) {
+			continue
+		}
+		out = append(out, Entry{Path: target, Access: ReadWrite, Why: "the command's terminal", Device: true})
+	}
+	return out
 }
 
 // fsSupported is the set of file-system rights Landlock ABI abi knows.

@@ -121,8 +121,11 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 // devices are the device files everyday programs open.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
-// terminals are the device files terminals need (with ioctl).
-var terminals = []string{"/dev/tty", "/dev/ptmx", "/dev/pts"}
+// terminals are the device files terminals need (with ioctl). Not
+// /dev/pts: the user's other terminals are there, and reading one steals
+// what is typed into it. The terminal the command runs on is granted by
+// itself when the profile is applied (ownTerminals).
+var terminals = []string{"/dev/tty", "/dev/ptmx"}
 
 // homeSecrets are the secret locations in the home directory: never
 // granted, and no grant may contain one.

@@ -523,13 +523,34 @@ func TestNoTypingIntoTheTerminal(t *testing.T) {
 	if err == nil || strings.Contains(out, "injected") || !strings.Contains(out, "Operation not permitted") {
 		t.Errorf("TIOCSTI inside the sandbox: err %v, output %q (want EPERM)", err, out)
 	}
-	// The terminal itself still works: reading its size, writing to it.
-	cmd, err = sandbox.Command(context.Background(), p, []string{"/bin/bash", "-c", "stty size && echo tty-ok > /dev/tty"})
+	// The user's other terminal is out of reach: what is typed there
+	// cannot be read, nothing can be written to it.
+	other, otherTTY, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	defer otherTTY.Close()
+	// Something typed there, so that a read that wrongly succeeds returns
+	// at once instead of waiting.
+	if _, err := other.Write([]byte("k\n")); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err = sandbox.Command(context.Background(), p, []string{"/bin/bash", "-c", "head -c 1 " + otherTTY.Name() + "; echo spoof > " + otherTTY.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd.Env = f.env
-	if out, err := onTTY(cmd); err != nil || !strings.Contains(out, "tty-ok") {
+	if out, err := onTTY(cmd); err == nil || strings.Count(out, "Permission denied") != 2 {
+		t.Errorf("another terminal (%s) inside the sandbox: %v, %q", otherTTY.Name(), err, out)
+	}
+	// Its own terminal still works: its size, /dev/tty, its /dev/pts/N.
+	cmd, err = sandbox.Command(context.Background(), p, []string{"/bin/bash", "-c", "stty size && echo tty-ok > /dev/tty && echo pts-ok > $(tty)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = f.env
+	if out, err := onTTY(cmd); err != nil || !strings.Contains(out, "tty-ok") || !strings.Contains(out, "pts-ok") {
 		t.Errorf("terminal use inside the sandbox: %v, %q", err, out)
 	}
 }
