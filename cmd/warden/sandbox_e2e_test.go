@@ -309,6 +309,8 @@ func TestSandboxCorpus(t *testing.T) {
 				t.Fatalf("true: exit %d: %s", code, out)
 			}
 			before := f.snapshot(t)
+			// The corpus spells the fixture root /tmp/rt (its script's
+			// default); this run's root is elsewhere, the same for every case.
 			cmdline := strings.ReplaceAll(c.Cmd, "/tmp/rt", f.root)
 			out, code := f.run(t, cmdline)
 			after := f.snapshot(t)

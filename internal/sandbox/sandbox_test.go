@@ -197,6 +197,9 @@ func TestSecretsAndWardenDataAreUnreadable(t *testing.T) {
 		"cat ~/.bash_history",
 		"cat ~/.config/warden/config.yaml",
 		"ls ~",
+		"cat /proc/self/root$HOME/.ssh/id_rsa",
+		"cat /proc/$$/root$HOME/.aws/credentials",
+		"cd / && cat ./$HOME/.ssh/id_ed25519",
 		"grep -r WARDEN ~ 2>&1",
 		"python3 -c \"import os; print(open(os.path.expanduser('~/.ssh/id_rsa')).read())\"",
 	} {
