@@ -35,6 +35,7 @@ func (a *analyzer) callExpr(c *ctx, st *state, s *syntax.Stmt, ce *syntax.CallEx
 	if len(ce.Args) == 0 {
 		for _, as := range ce.Assigns {
 			a.assign(c, st, as, false)
+			a.hookVar(c, st, s, as)
 		}
 		a.redirectOnly(c, st, s)
 		return
@@ -100,6 +101,40 @@ func (a *analyzer) assign(c *ctx, st *state, as *syntax.Assign, exported bool) {
 	st.vars[name] = variable{f: f, exported: exported || (had && old.exported)}
 }
 
+// hookVar judges an assignment to a variable whose value the shell runs
+// later on its own: PROMPT_COMMAND (code run before every prompt) as that
+// code, and the prompts PS0-PS4 (expanded, command substitutions
+// included, each time they are shown) as the double-quoted word they are.
+// Setting one is running what it holds, as if by eval.
+func (a *analyzer) hookVar(c *ctx, st *state, s *syntax.Stmt, as *syntax.Assign) {
+	if as.Name == nil || as.Naked {
+		return
+	}
+	name := as.Name.Value
+	code := a.lookup(st, name)
+	if as.Append && as.Value != nil {
+		// what was there before was judged when it was set (or is the
+		// user's own); the part added is what is new
+		code = a.wordString(c, st, as.Value)
+		if code.known {
+			code.val = strings.TrimLeft(code.val, "; \t\n") // "; next" joins the old value
+		}
+	}
+	switch name {
+	case "PROMPT_COMMAND":
+	case "PS0", "PS1", "PS2", "PS3", "PS4":
+		if code.known {
+			code = lit(`: "` + strings.ReplaceAll(strings.ReplaceAll(code.val, `\`, `\\`), `"`, `\"`) + `"`)
+		}
+	default:
+		return
+	}
+	if as.Array != nil {
+		code = unknownField("$" + as.Name.Value + " set as an array")
+	}
+	a.run(c, st, []field{lit("eval"), code}, runOpts{sp: stmtSpan(s)})
+}
+
 func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclClause) {
 	variant := ""
 	if x.Variant != nil {
@@ -136,6 +171,7 @@ func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclC
 			continue
 		}
 		a.assign(c, st, as, exported)
+		a.hookVar(c, st, s, as)
 	}
 	effs, tags, _, _ := a.redirs(c, st, s.Redirs)
 	cm := Command{Name: variant, Argv: argv, Dir: st.dir, Span: c.mkSpan(stmtSpan(s)), Via: c.via, Effects: effs}

@@ -99,6 +99,8 @@ func (a *analyzer) model(k *call) {
 		k.npx(k.args, k.name)
 	case "eval":
 		k.nested(joinCode(k.args), "eval", nil, true)
+	case "trap":
+		k.trap()
 	case "source", ".":
 		k.source()
 	case "cd", "pushd", "popd":
@@ -539,7 +541,7 @@ func (a *analyzer) model(k *call) {
 	case "echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname",
 		"pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "unalias",
 		"sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr",
-		"break", "continue", "wait", "trap", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts",
+		"break", "continue", "wait", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts",
 		"let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime",
 		"free", "df", "ps", "mkfifo":
 	default:
@@ -1095,6 +1097,10 @@ func (k *call) aliasDef() {
 			k.a.aliases = map[string]string{}
 		}
 		k.a.aliases[name] = val
+		// a shell that lives on (a terminal) runs the value whenever the
+		// name is typed later, in lines judged on their own: the value is
+		// judged now, as the code it is
+		k.nested(lit(val), "alias "+name, nil, true)
 	}
 }
 
@@ -2043,4 +2049,45 @@ func (k *call) gh() {
 		}
 	}
 	k.eff(Effect{Kind: Network, Target: "github.com"})
+}
+
+// trap: `trap ACTION SIGNAL...` runs ACTION later (on the signal, at EXIT,
+// on ERR, before every command with DEBUG), in this shell: it is judged as
+// that code. `trap`, `trap -p`, `trap -l`, `trap - SIG` and `trap ” SIG`
+// run nothing; a lone number resets that signal.
+func (k *call) trap() {
+	args := k.args
+	for len(args) > 0 && args[0].known && strings.HasPrefix(args[0].val, "-") && args[0].val != "-" {
+		if args[0].val == "--" {
+			args = args[1:]
+			break
+		}
+		if args[0].val == "-p" || args[0].val == "-l" || args[0].val == "-P" {
+			return
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return
+	}
+	action := args[0]
+	if action.known && (action.val == "-" || action.val == "") {
+		return
+	}
+	if action.known && len(args) == 1 && isUnsigned(action.val) {
+		return
+	}
+	k.nested(action, "trap", nil, true)
+}
+
+func isUnsigned(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
