@@ -372,7 +372,16 @@ func TestSandboxCLI(t *testing.T) {
 			t.Errorf("explain lacks %q:\n%s", want, out)
 		}
 	}
-	// sandbox.enabled: false runs the command unconfined, and says so.
+	// The environment grants nothing: caches and temp dirs pointed at the
+	// home's Documents stay closed.
+	docs := filepath.Join(f.home, "Documents")
+	cmd = exec.Command(binary, "sandbox", "explain", "-w", f.ws, "--policy", f.policy, "--json")
+	cmd.Env = append(slices.Clone(f.env), "TMPDIR="+docs, "GOCACHE="+docs, "GOMODCACHE="+docs, "GOPATH="+docs,
+		"XDG_CACHE_HOME="+docs, "CARGO_HOME="+docs, "npm_config_cache="+docs, "GOROOT="+docs)
+	if out, err = cmd.Output(); err != nil || strings.Contains(string(out), docs) {
+		t.Errorf("the environment widened the profile (%v):\n%s", err, out)
+	}
+		// sandbox.enabled: false runs the command unconfined, and says so.
 	off := filepath.Join(f.root, "off.yaml")
 	if err := os.WriteFile(off, []byte("version: 1\nextends: default\nsandbox: {enabled: false}\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ type SandboxConfig struct {
 	// socket(AF_UNIX) there; true lets a confined command reach those.
 	UnixSockets *bool `yaml:"unixSockets,omitempty" json:"unixSockets,omitempty"`
 	// TempDirs, when set, replaces the built-in temp dirs (/tmp, /var/tmp,
-	// /dev/shm, $TMPDIR), which are read-write.
+	// /dev/shm), which are read-write.
 	TempDirs []string `yaml:"tempDirs,omitempty" json:"tempDirs,omitempty"`
 }
 

@@ -88,31 +88,22 @@ type Machine struct {
 	DataDir string
 	// ConfigDir is warden's config dir: denied.
 	ConfigDir string
-	// Getenv reads the environment (GOCACHE, GOMODCACHE, GOPATH, GOROOT,
-	// XDG_CACHE_HOME, CARGO_HOME, npm_config_cache); nil reads nothing.
-	Getenv func(string) string
 }
 
 // CurrentMachine describes this process's machine: $HOME, the temp dirs
-// (/tmp, /var/tmp, /dev/shm, $TMPDIR), the environment, and warden's data
-// and config dirs as given.
+// (/tmp, /var/tmp, /dev/shm), and warden's data and config dirs as given.
+//
+// Grants never come from the environment ($TMPDIR, $GOCACHE, $GOPATH,
+// $XDG_CACHE_HOME, ...): an agent can influence the environment of the
+// process that starts the sandbox (a project's agent settings, an env
+// file), and GOCACHE=~/.config/autostart would make a persistence spot
+// writable. Paths beyond the built-in ones come from the policy file.
 func CurrentMachine(dataDir, configDir string) (Machine, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return Machine{}, fmt.Errorf("sandbox: home directory: %w", err)
 	}
-	temps := []string{"/tmp", "/var/tmp", "/dev/shm"}
-	if t := os.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
-		temps = append(temps, t)
-	}
-	return Machine{Home: home, TempDirs: temps, DataDir: dataDir, ConfigDir: configDir, Getenv: os.Getenv}, nil
-}
-
-func (m Machine) env(key string) string {
-	if m.Getenv == nil {
-		return ""
-	}
-	return m.Getenv(key)
+	return Machine{Home: home, TempDirs: []string{"/tmp", "/var/tmp", "/dev/shm"}, DataDir: dataDir, ConfigDir: configDir}, nil
 }
 
 // systemDirs are readable and executable: the system and its toolchains.
@@ -272,7 +263,7 @@ func Build(cfg policy.SandboxConfig, m Machine, workspace string) (*Profile, err
 		add(dir, ReadOnly, "DNS resolver config (/etc/resolv.conf points here)", false, false)
 	}
 	if cfg.UsesDefaults() {
-		for _, c := range homeDefaults(m, home) {
+		for _, c := range homeDefaults(home) {
 			add(c.path, c.access, c.why, c.access == ReadWrite, false)
 		}
 	}
@@ -316,38 +307,13 @@ type homeEntry struct {
 // homeDefaults are the built-in entries in the home directory: build
 // caches (read-write), toolchains installed in the home (read-exec), and
 // the non-secret config that shells and tools read (read-only).
-func homeDefaults(m Machine, home string) []homeEntry {
+func homeDefaults(home string) []homeEntry {
 	h := func(p string) string { return filepath.Join(home, p) }
-	cache := h(".cache")
-	if x := m.env("XDG_CACHE_HOME"); filepath.IsAbs(x) {
-		cache = filepath.Clean(x)
-	}
-	gopath := h("go")
-	if g := m.env("GOPATH"); g != "" {
-		if first := filepath.SplitList(g)[0]; filepath.IsAbs(first) {
-			gopath = filepath.Clean(first)
-		}
-	}
-	gocache := filepath.Join(cache, "go-build")
-	if g := m.env("GOCACHE"); filepath.IsAbs(g) {
-		gocache = filepath.Clean(g)
-	}
-	gomodcache := filepath.Join(gopath, "pkg", "mod")
-	if g := m.env("GOMODCACHE"); filepath.IsAbs(g) {
-		gomodcache = filepath.Clean(g)
-	}
-	cargo := h(".cargo")
-	if c := m.env("CARGO_HOME"); filepath.IsAbs(c) {
-		cargo = filepath.Clean(c)
-	}
-	npm := h(".npm")
-	if c := m.env("npm_config_cache"); filepath.IsAbs(c) {
-		npm = filepath.Clean(c)
-	}
+	cache, gopath, cargo := h(".cache"), h("go"), h(".cargo")
 	out := []homeEntry{
-		{gocache, ReadWrite, "Go build cache"},
-		{gomodcache, ReadWrite, "Go module cache"},
-		{npm, ReadWrite, "npm cache"},
+		{filepath.Join(cache, "go-build"), ReadWrite, "Go build cache"},
+		{filepath.Join(gopath, "pkg", "mod"), ReadWrite, "Go module cache"},
+		{h(".npm"), ReadWrite, "npm cache"},
 		{filepath.Join(cache, "yarn"), ReadWrite, "yarn cache"},
 		{filepath.Join(cache, "pnpm"), ReadWrite, "pnpm cache"},
 		{h(".local/share/pnpm"), ReadWrite, "pnpm store"},
@@ -355,9 +321,6 @@ func homeDefaults(m Machine, home string) []homeEntry {
 		{filepath.Join(cache, "uv"), ReadWrite, "uv cache"},
 		{filepath.Join(cargo, "registry"), ReadWrite, "cargo registry cache"},
 		{filepath.Join(cargo, "git"), ReadWrite, "cargo git cache"},
-	}
-	if g := m.env("GOROOT"); filepath.IsAbs(g) {
-		out = append(out, homeEntry{filepath.Clean(g), ReadExec, "Go toolchain ($GOROOT)"})
 	}
 	for _, t := range []struct{ path, why string }{
 		{filepath.Join(gopath, "bin"), "Go programs (go install)"},
