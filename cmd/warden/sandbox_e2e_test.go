@@ -372,6 +372,18 @@ func TestSandboxCLI(t *testing.T) {
 			t.Errorf("explain lacks %q:\n%s", want, out)
 		}
 	}
+	// A policy file the sandbox could rewrite is refused.
+	inWS := filepath.Join(f.ws, "policy.yaml")
+	if err := os.WriteFile(inWS, []byte("version: 1\nextends: default\nsandbox: {readWrite: [~/.config]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(binary, "sandbox", "-w", f.ws, "--policy", inWS, "--", "true")
+	cmd.Env = f.env
+	out, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(out), "writable inside the sandbox") {
+		t.Errorf("policy file in the workspace: %v\n%s", err, out)
+	}
 	// The environment grants nothing: caches and temp dirs pointed at the
 	// home's Documents stay closed.
 	docs := filepath.Join(f.home, "Documents")
@@ -381,7 +393,7 @@ func TestSandboxCLI(t *testing.T) {
 	if out, err = cmd.Output(); err != nil || strings.Contains(string(out), docs) {
 		t.Errorf("the environment widened the profile (%v):\n%s", err, out)
 	}
-		// sandbox.enabled: false runs the command unconfined, and says so.
+	// sandbox.enabled: false runs the command unconfined, and says so.
 	off := filepath.Join(f.root, "off.yaml")
 	if err := os.WriteFile(off, []byte("version: 1\nextends: default\nsandbox: {enabled: false}\n"), 0o600); err != nil {
 		t.Fatal(err)

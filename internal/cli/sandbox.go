@@ -40,14 +40,14 @@ func (f *sandboxFlags) profile(o *options) (*sandbox.Profile, policy.SandboxConf
 		return nil, policy.SandboxConfig{}, err
 	}
 	var sc policy.SandboxConfig
-	switch file := f.policyFile; {
-	case file != "":
-		sc, err = policy.LoadSandboxFile(file)
-	case cfg.Policy != "":
-		sc, err = policy.LoadSandboxFile(cfg.Policy)
+	policyFile := f.policyFile
+	if policyFile == "" {
+		policyFile = cfg.Policy
 	}
-	if err != nil {
-		return nil, sc, err
+	if policyFile != "" {
+		if sc, err = policy.LoadSandboxFile(policyFile); err != nil {
+			return nil, sc, err
+		}
 	}
 	configDir := ""
 	if def := config.DefaultConfigFile(); def != "" {
@@ -66,6 +66,16 @@ func (f *sandboxFlags) profile(o *options) (*sandbox.Profile, policy.SandboxConf
 	p, err := sandbox.Build(sc, m, ws)
 	if err != nil {
 		return nil, sc, err
+	}
+	// The files that say what the sandbox allows must not be writable from
+	// inside it: a confined command would widen the next one's profile.
+	for _, file := range []string{policyFile, o.configFile} {
+		if file == "" {
+			continue
+		}
+		if g, ok := p.Writable(file); ok {
+			return nil, sc, fmt.Errorf("%s is writable inside the sandbox (under %s, %s): a confined command could rewrite what the sandbox allows; keep it outside the workspace and the temp dirs", file, g.Path, g.Why)
+		}
 	}
 	return p, sc, nil
 }

@@ -425,6 +425,28 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// Writable returns the read-write grant under which path (symlinks
+// resolved, as far as it exists) lies, if any: a confined command can
+// change it. Callers use it to refuse a policy or config file that a
+// confined command could rewrite.
+func (p *Profile) Writable(path string) (Entry, bool) {
+	cands := []string{absClean(path)}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		cands = append(cands, r)
+	}
+	for _, g := range p.Grants {
+		if g.Access != ReadWrite {
+			continue
+		}
+		for _, c := range cands {
+			if within(c, g.Path) {
+				return g, true
+			}
+		}
+	}
+	return Entry{}, false
+}
+
 // gitWorktree returns, when ws is a linked git worktree (its .git is a
 // file "gitdir: DIR"), DIR and the repository's common dir, with symlinks
 // resolved; ("", "", nil) when ws is not a linked worktree. The .git file
