@@ -13,8 +13,10 @@
 //
 // Landlock restricts the calling thread and what it executes next, and Go
 // cannot run code between fork and exec. So warden re-executes itself: the
-// child restricts itself (Restrict), then replaces itself with the command
-// (syscall.Exec), whose exit status is therefore the caller's to see.
+// child confines the thread it runs on (capabilities dropped, no new
+// privileges, Landlock, a seccomp filter), then replaces itself with the
+// command from that thread (Exec), whose exit status is therefore the
+// caller's to see.
 //
 //   - `warden sandbox -w DIR -- CMD [ARGS...]` is that child for shells and
 //     agents' hooks (ShellLine builds the line).

@@ -85,8 +85,8 @@ func supportFor(abi int) Support {
 // Detect reports what the running kernel enforces.
 func Detect() Support { return supportFor(detectABI()) }
 
-// String is a one-line summary ("Landlock ABI 7: files, signals, abstract
-// sockets; not enforced: ...").
+// String is a one-line summary ("Landlock ABI 7: enforces files, ...,
+// signals, ...; not enforced: ...").
 func (s Support) String() string {
 	if !s.Enforced() {
 		return "no Landlock: " + strings.Join(s.NotEnforced, "; ")
