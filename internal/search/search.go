@@ -105,7 +105,8 @@ type Options struct {
 	// Skip, when set, is asked about every file that would be searched
 	// (workspace-relative, slash-separated path) and leaves out those it
 	// reports true for: the caller's filter (files the policy would refuse
-	// to read). It may be called from one goroutine at a time.
+	// to read). It is called from the search's worker goroutines
+	// concurrently, before a file is read.
 	Skip func(rel string) bool `json:"-"`
 }
 
@@ -169,7 +170,7 @@ func Find(ctx context.Context, root, query string, opts Options) ([]Result, erro
 	)
 	var cutoff atomic.Int64 // no file after this index is needed
 	cutoff.Store(int64(len(files)))
-	err = forEachFile(ctx, r, files, func(i int) bool { return int64(i) <= cutoff.Load() },
+	err = forEachFile(ctx, r, files, opts.Skip, func(i int) bool { return int64(i) <= cutoff.Load() },
 		func(i int, content []byte) error {
 			var ms []Match
 			m.scan(content, false, func(line, _ int, text []byte, loc []int) bool {
@@ -238,7 +239,7 @@ func Replace(ctx context.Context, root, query, replacement string, opts Options,
 		n       int
 	}
 	changes := make([]change, len(files))
-	err = forEachFile(ctx, r, files, func(int) bool { return true }, func(i int, content []byte) error {
+	err = forEachFile(ctx, r, files, opts.Skip, func(int) bool { return true }, func(i int, content []byte) error {
 		var out []byte
 		last, n := 0, 0
 		m.scan(content, opts.UseRegex, func(_, off int, line []byte, loc []int) bool {
@@ -280,7 +281,7 @@ func Replace(ctx context.Context, root, query, replacement string, opts Options,
 // index order, on GOMAXPROCS workers, and passes the searchable ones
 // (regular, not binary, not over MaxFileSize) to fn. content is only valid
 // during the call.
-func forEachFile(ctx context.Context, r *os.Root, files []string, want func(int) bool, fn func(i int, content []byte) error) error {
+func forEachFile(ctx context.Context, r *os.Root, files []string, skip func(string) bool, want func(int) bool, fn func(i int, content []byte) error) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var firstErr error
@@ -297,6 +298,9 @@ func forEachFile(ctx context.Context, r *os.Root, files []string, want func(int)
 				i := int(next.Add(1) - 1)
 				if i >= len(files) || !want(i) || ctx.Err() != nil {
 					return
+				}
+				if skip != nil && skip(files[i]) {
+					continue
 				}
 				var content []byte
 				content, buf = readSearchable(&dc, r, files[i], buf)

@@ -205,9 +205,6 @@ func listFiles(ctx context.Context, root string, opts Options) (*os.Root, []stri
 				if len(inc) > 0 && !inc.match(p) {
 					continue
 				}
-				if opts.Skip != nil && opts.Skip(p) {
-					continue
-				}
 				files = append(files, p)
 			}
 		}
