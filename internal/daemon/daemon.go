@@ -215,7 +215,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	opsSvc, err := ops.New(ops.Options{
 		Core: c, Registry: reg, Logger: logger.With("part", "ops"),
-		Launcher: sandboxLauncher{core: c, machine: machine},
+		Launcher: sandboxLauncher{core: c, machine: machine, guarded: append([]string{cfg.PolicyFile}, cfg.PolicyEnv.PolicyFiles...)},
 	})
 	if err != nil {
 		return err
@@ -525,6 +525,9 @@ func (a agentCredentials) RevokeWorkspace(ctx context.Context, root string) erro
 type sandboxLauncher struct {
 	core    *core.Core
 	machine sandbox.Machine
+	// guarded are the files that decide what agents may do (the policy
+	// file): a shell that could rewrite one is not started
+	guarded []string
 }
 
 func (l sandboxLauncher) Command(root, name string, args ...string) (*exec.Cmd, error) {
@@ -534,7 +537,15 @@ func (l sandboxLauncher) Command(root, name string, args ...string) (*exec.Cmd, 
 	}
 	p, err := sandbox.Build(cfg, l.machine, root)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox profile for %s: %w", root, err)
+		return nil, fmt.Errorf("%w: sandbox profile for %s: %w", ops.ErrCannotConfine, root, err)
+	}
+	for _, f := range l.guarded {
+		if f == "" {
+			continue
+		}
+		if g, ok := p.Writable(f); ok {
+			return nil, fmt.Errorf("%w: %s, which decides what agents may do, is writable inside the sandbox of %s (under %s, %s): keep it outside the workspace and the temp dirs", ops.ErrCannotConfine, f, root, g.Path, g.Why)
+		}
 	}
 	return sandbox.Command(context.Background(), p, append([]string{name}, args...))
 }

@@ -35,6 +35,11 @@ import (
 // ErrNotRegistered reports a directory that is not a registered workspace.
 var ErrNotRegistered = errors.New("not a registered workspace")
 
+// ErrCannotConfine reports a program the Launcher refuses to start because
+// its confinement would not hold (a file that decides what agents may do
+// is writable inside the sandbox, the profile cannot be built).
+var ErrCannotConfine = errors.New("cannot confine")
+
 // ErrClosed reports an operation on a Service that is shutting down.
 var ErrClosed = errors.New("warden is shutting down")
 

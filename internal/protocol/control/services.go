@@ -34,6 +34,8 @@ func classifyService(err error) (int, string, bool) {
 	case errors.Is(err, wsfs.ErrNoWatcher), errors.Is(err, ops.ErrEnvRefused), errors.Is(err, ops.ErrTypedText),
 		errors.Is(err, ops.ErrEditEmpty), errors.Is(err, ops.ErrEditSame), errors.Is(err, ops.ErrEditNotFound), errors.Is(err, ops.ErrEditAmbiguous):
 		return jsonrpc.CodeInvalidParams, "invalid params", true
+	case errors.Is(err, ops.ErrCannotConfine):
+		return jsonrpc.CodeFeatureDisabled, "feature disabled", true
 	case errors.Is(err, ops.ErrOutside):
 		return jsonrpc.CodePathRestricted, "path restricted", true
 	}
