@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 )
 
@@ -45,6 +46,7 @@ func Exec(p *Profile, argv, env []string, allowUnconfined bool) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
+	env = withTempDir(p, env)
 	if _, err := restrictForExec(p, Detect(), allowUnconfined); err != nil {
 		return err
 	}
@@ -52,6 +54,39 @@ func Exec(p *Profile, argv, env []string, allowUnconfined bool) error {
 		return fmt.Errorf("sandbox: exec %s: %w", path, err)
 	}
 	return nil
+}
+
+// withTempDir points TMPDIR at a temp dir the command may write when the
+// one env names (or the system's default, /tmp) is not granted: a home
+// inside /tmp keeps /tmp closed (it would expose the home's secrets), and
+// mktemp, compilers and test runners then use /var/tmp or /dev/shm
+// instead of failing.
+func withTempDir(p *Profile, env []string) []string {
+	cur := "/tmp"
+	idx := -1
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			idx = i
+			if v != "" {
+				cur = v
+			}
+		}
+	}
+	if _, ok := p.Writable(cur); ok {
+		return env
+	}
+	for _, g := range p.Grants {
+		if g.Access == ReadWrite && g.Why == "temp dir" {
+			out := append([]string(nil), env...)
+			if idx >= 0 {
+				out[idx] = "TMPDIR=" + g.Path
+			} else {
+				out = append(out, "TMPDIR="+g.Path)
+			}
+			return out
+		}
+	}
+	return env
 }
 
 // childArg marks the hidden child mode of the current executable:
