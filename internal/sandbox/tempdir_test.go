@@ -14,9 +14,9 @@ func TestTempDirFollowsTheGrants(t *testing.T) {
 	}}
 	open := &Profile{Grants: []Entry{{Path: "/tmp", Access: ReadWrite, Why: "temp dir"}}}
 	for _, tc := range []struct {
-		p        *Profile
-		env      []string
-		want     string
+		p         *Profile
+		env       []string
+		want      string
 		unchanged bool
 	}{
 		{p: closed, env: []string{"A=1"}, want: "TMPDIR=/var/tmp"},
