@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-dev/warden/internal/config"
+	"github.com/warden-dev/warden/internal/daemon"
 )
 
 // Version is warden's version, reported by `warden version` and /health.
@@ -111,7 +112,14 @@ func (o *options) loadConfig() (config.Config, error) {
 			}
 		}
 	}
-	return config.Load(path)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return cfg, err
+	}
+	if err := cfg.CheckListeners(daemon.DoorNames()); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
 }
 
 // resolveDataDir picks the data dir: --data-dir, $WARDEN_DATA_DIR, the

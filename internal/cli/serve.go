@@ -17,7 +17,6 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/policy"
-	"github.com/warden-dev/warden/internal/protocol/control"
 )
 
 func newServeCmd(o *options) *cobra.Command {
@@ -79,17 +78,15 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 			if err := cfg.Control.Validate(); err != nil {
 				return err
 			}
-			listeners := config.DefaultListeners()
-			for name, addr := range cfg.Listeners {
-				listeners[name] = addr
-			}
-			if listeners["control"] != "" {
-				listeners["control"] = control.Addr(listeners["control"], cfg.Control)
-			}
+			flags := map[string]string{}
 			for name, addr := range addrs {
 				if cmd.Flags().Changed(name + "-addr") {
-					listeners[name] = *addr
+					flags[name] = *addr
 				}
+			}
+			listeners, err := daemon.Listeners(cfg, flags)
+			if err != nil {
+				return err
 			}
 			switch cfg.Log.Level {
 			case "", "debug", "info", "warn", "error":
@@ -133,9 +130,8 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 	cmd.Flags().DurationVar(&approvalTimeout, "approval-timeout", core.DefaultApprovalTimeout, "how long an \"ask\" waits for a person before the call is denied")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	cmd.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json")
-	defaults := config.DefaultListeners()
-	for _, name := range config.ListenerNames() {
-		addrs[name] = cmd.Flags().String(name+"-addr", defaults[name], fmt.Sprintf("address of the %s door (empty switches it off)", name))
+	for _, d := range daemon.Doors() {
+		addrs[d.Name] = cmd.Flags().String(d.Name+"-addr", d.DefaultAddr, fmt.Sprintf("address of the %s door (empty switches it off)", d.Name))
 	}
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -95,26 +96,20 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// DefaultListeners returns every door this build serves with its default
-// address.
-func DefaultListeners() map[string]string {
-	return map[string]string{
-		"monitor": DefaultMonitorAddr,
-		"hooks":   DefaultHooksAddr,
-		"health":  DefaultHealthAddr,
-		"control": DefaultControlAddr,
-		"mcp":     DefaultMCPAddr,
-	}
-}
-
-// ListenerNames returns the names of the doors this build serves, sorted.
-func ListenerNames() []string {
-	var names []string
-	for n := range DefaultListeners() {
-		names = append(names, n)
+// CheckListeners reports a listeners: entry that names none of the known
+// doors (the daemon's registry, daemon.DoorNames).
+func (c Config) CheckListeners(known []string) error {
+	names := make([]string, 0, len(c.Listeners))
+	for name := range c.Listeners {
+		names = append(names, name)
 	}
 	sort.Strings(names)
-	return names
+	for _, name := range names {
+		if !slices.Contains(known, name) {
+			return fmt.Errorf("unknown listener %q (known: %v)", name, known)
+		}
+	}
+	return nil
 }
 
 // Load reads a config file. A missing path is an error; an empty path
@@ -136,19 +131,14 @@ func Load(path string) (Config, error) {
 	return c, nil
 }
 
-// Parse decodes YAML config strictly: unknown keys and unknown doors are
-// errors.
+// Parse decodes YAML config strictly: unknown keys are errors. Door names
+// in listeners: are checked against the daemon's registry by
+// CheckListeners.
 func Parse(data []byte, c *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		return err
-	}
-	defaults := DefaultListeners()
-	for name := range c.Listeners {
-		if _, ok := defaults[name]; !ok {
-			return fmt.Errorf("unknown listener %q (known: %v)", name, ListenerNames())
-		}
 	}
 	for name := range c.Agents {
 		if name != "opencode" && name != "claude-code" {

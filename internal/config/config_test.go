@@ -41,10 +41,24 @@ agents:
 	}
 }
 
+func TestCheckListeners(t *testing.T) {
+	var c Config
+	if err := Parse([]byte("listeners: {control2: x, monitor: y}"), &c); err != nil {
+		t.Fatal(err)
+	}
+	err := c.CheckListeners([]string{"control", "monitor"})
+	if err == nil || !strings.Contains(err.Error(), `unknown listener "control2"`) {
+		t.Fatalf("CheckListeners = %v, want unknown listener control2", err)
+	}
+	c.Listeners = map[string]string{"monitor": ""}
+	if err := c.CheckListeners([]string{"control", "monitor"}); err != nil {
+		t.Fatalf("CheckListeners of a known door = %v", err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"nope: 1", "field nope not found"},
-		{"listeners: {control2: x}", "unknown listener"},
 		{"approvals: {timeout: soon}", "bad duration"},
 		{"log: {level: loud}", "log.level"},
 		{"agents: {aider: {binary: x}}", "unknown agent type"},

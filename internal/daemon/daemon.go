@@ -16,9 +16,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,8 +34,6 @@ import (
 	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/control"
-	"github.com/warden-dev/warden/internal/protocol/hooks"
-	"github.com/warden-dev/warden/internal/protocol/mcp"
 	"github.com/warden-dev/warden/internal/protocol/monitor"
 	"github.com/warden-dev/warden/internal/sandbox"
 	"github.com/warden-dev/warden/internal/store/sqlite"
@@ -62,7 +60,8 @@ type Config struct {
 	PolicyFile string
 	// PolicyEnv tells the policy about home, temp and protected dirs.
 	PolicyEnv policy.Env
-	// Listeners maps door name to address; "" switches the door off.
+	// Listeners maps door name to address; "" switches the door off, a
+	// door not named listens on its DefaultAddr (see Listeners).
 	Listeners map[string]string
 	// ApprovalTimeout is the deadline of an "ask".
 	ApprovalTimeout time.Duration
@@ -87,9 +86,6 @@ type Config struct {
 	// Ready, if set, is called once every listener is bound.
 	Ready func(Runtime)
 }
-
-// doors are the listeners this build serves.
-var doors = []string{"control", "health", "hooks", "mcp", "monitor"}
 
 // Runtime describes a running daemon; it is written to daemon.json in the
 // data dir so other commands can find it.
@@ -167,33 +163,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	token := creds.AdminToken()
 
 	rt := Runtime{
 		PID: os.Getpid(), Version: cfg.Version, Started: time.Now().UTC(), DataDir: cfg.DataDir,
 		Socket: filepath.Join(cfg.DataDir, admin.SocketName), Listeners: map[string]string{}, Policy: policyName,
-	}
-	hookDoor := hooks.NewHandler(c, proof.NewRequestVerifier(doorKeys.HookKey), logger)
-	// Claude Code events spooled while warden was down go in first, before
-	// any door accepts newer ones.
-	spool := hooks.NewIngester(hookDoor, filepath.Join(cfg.DataDir, hooks.SpoolDirName))
-	if n, err := spool.Ingest(ctx); err != nil {
-		logger.Warn("could not ingest the whole hook spool; will retry", "ingested", n, "err", err)
-	} else if n > 0 {
-		logger.Info("ingested spooled Claude Code events", "count", n)
-	}
-	ctlLogger := logger
-	if cfg.Control.Logging.LogToFile {
-		// control.logging.logToFile: the door's records also go to
-		// control.log in the data dir, at the door's own level
-		f, err := os.OpenFile(filepath.Join(cfg.DataDir, "control.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			return fmt.Errorf("control.logging.logToFile: %w", err)
-		}
-		defer f.Close()
-		level := slog.LevelInfo
-		_ = level.UnmarshalText([]byte(cfg.Control.Logging.Level))
-		ctlLogger = slog.New(slog.NewMultiHandler(logger.Handler(), slog.NewJSONHandler(f, &slog.HandlerOptions{Level: level})))
 	}
 	reg, err := workspace.Open(filepath.Join(cfg.DataDir, workspace.FileName), workspace.Options{
 		Home: cfg.PolicyEnv.Home, Protected: append([]string{cfg.DataDir}, cfg.PolicyEnv.ProtectedDirs...),
@@ -225,13 +198,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			logger.Warn("stopping workspace services", "err", cerr)
 		}
 	}()
-	ctl, err := control.New(control.Options{
-		Core: c, Ops: opsSvc, Settings: cfg.Control, Token: token, Workspace: cfg.ControlWorkspace, Logger: ctlLogger,
-	})
-	if err != nil {
-		return err
-	}
-	defer ctl.Close()
+
+	// Every door's listener is bound first: agents are told where the doors
+	// are, so the supervisor needs the bound addresses.
 	type bound struct {
 		name string
 		ln   net.Listener
@@ -243,35 +212,33 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			b.ln.Close()
 		}
 	}
-	names := make([]string, 0, len(cfg.Listeners))
+	known := DoorNames()
 	for name := range cfg.Listeners {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		addr := cfg.Listeners[name]
-		if addr == "" {
-			logger.Info("listener switched off", "door", name)
-			continue
+		if !slices.Contains(known, name) {
+			return fmt.Errorf("unknown listener %q (known: %v)", name, known)
 		}
-		if !slices.Contains(doors, name) {
-			closeAll()
-			return fmt.Errorf("unknown listener %q", name)
+	}
+	for _, spec := range Doors() {
+		addr, ok := cfg.Listeners[spec.Name]
+		if !ok {
+			addr = spec.DefaultAddr
+		}
+		if addr == "" {
+			logger.Info("listener switched off", "door", spec.Name)
+			continue
 		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			closeAll()
 			if errors.Is(err, syscall.EADDRINUSE) {
-				return fmt.Errorf("%s listener: address %s is already in use (is another warden running? choose another with --%s-addr, or --%s-addr= to switch it off)", name, addr, name, name)
+				return fmt.Errorf("%s listener: address %s is already in use (is another warden running? choose another with --%s-addr, or --%s-addr= to switch it off)", spec.Name, addr, spec.Name, spec.Name)
 			}
-			return fmt.Errorf("%s listener on %s: %w", name, addr, err)
+			return fmt.Errorf("%s listener on %s: %w", spec.Name, addr, err)
 		}
-		servers = append(servers, bound{name: name, ln: ln})
-		rt.Listeners[name] = ln.Addr().String()
+		servers = append(servers, bound{name: spec.Name, ln: ln})
+		rt.Listeners[spec.Name] = ln.Addr().String()
 	}
 
-	// The agent supervisor needs the bound addresses (agents are told
-	// where warden's doors are); the MCP door needs the supervisor.
 	sv, err := supervisor.New(supervisor.Options{
 		Core: c, Registry: reg, Logger: logger.With("part", "supervisor"),
 		AgentDir: filepath.Join(cfg.DataDir, "agents"),
@@ -283,29 +250,32 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		closeAll()
 		return err
 	}
-	mcpDoor, err := mcp.New(mcp.Options{
-		Core: c, Credentials: creds, Workspaces: mcpWorkspaces{sv}, Commands: controlCommands{ctl}, Ops: opsSvc,
-		Logger: logger.With("door", "mcp"), Version: cfg.Version,
+	deps := &Deps{
+		Ctx: ctx, Config: cfg, Core: c, Ops: opsSvc, Credentials: creds, Supervisor: sv, Keys: doorKeys,
+		Runtime: rt, Confiner: agentConfiner(c, sv, cfg, logger), Logger: logger, built: map[string]Door{},
+	}
+	var built []Door
+	closeDoors := sync.OnceFunc(func() {
+		for _, d := range built {
+			if err := d.Close(); err != nil {
+				logger.Warn("closing a door", "err", err)
+			}
+		}
 	})
-	if err != nil {
-		closeAll()
-		return err
-	}
-	defer mcpDoor.Close()
-	monitorDoor := monitor.NewHandler(c, logger)
-	if confiner := agentConfiner(c, sv, cfg, logger); confiner != nil {
-		hookDoor.Confiner = confiner
-		monitorDoor.Confiner = confiner
-	}
-	handlers := map[string]http.Handler{
-		"monitor": proof.SignAnswers(proof.DoorMonitor, doorKeys.Signer, monitorDoor),
-		"hooks":   proof.SignAnswers(proof.DoorHooks, doorKeys.Signer, hookDoor),
-		"health":  healthHandler(cfg.Version),
-		"control": ctl,
-		"mcp":     mcpDoor,
+	// Doors are closed before the listeners' in-flight requests are waited
+	// for (below); this is for a start that fails half way.
+	defer closeDoors()
+	for _, spec := range Doors() {
+		d, err := spec.New(deps)
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("%s door: %w", spec.Name, err)
+		}
+		deps.built[spec.Name] = d
+		built = append(built, d)
 	}
 	for i := range servers {
-		servers[i].h = handlers[servers[i].name]
+		servers[i].h = deps.built[servers[i].name]
 	}
 	_ = os.Remove(rt.Socket) // a stale socket of a dead daemon; the lock says none runs
 	sockLn, err := net.Listen("unix", rt.Socket)
@@ -364,13 +334,6 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}()
 	// Agent servers stop after the doors (deferred calls run last first).
 	defer func() { stopSupervisor(); <-svDone }()
-	spoolCtx, stopSpool := context.WithCancel(ctx)
-	spoolDone := make(chan struct{})
-	go func() {
-		defer close(spoolDone)
-		spool.Run(spoolCtx, SpoolInterval)
-	}()
-	defer func() { stopSpool(); <-spoolDone }()
 
 	var runErr error
 	select {
@@ -381,10 +344,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	// Calls waiting for a person are blocked now, with that reason recorded.
 	c.CancelPending(context.Background(), "warden is shutting down")
-	// control clients are told (server.shutdown) before their sockets close
-	ctl.Close()
-	// MCP sessions hold long-lived streams that Shutdown would wait on.
-	mcpDoor.Close()
+	// Each door lets its long-lived clients go (control clients are told
+	// server.shutdown; MCP sessions hold streams Shutdown would wait on).
+	closeDoors()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go func() {

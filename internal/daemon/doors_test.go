@@ -1,0 +1,56 @@
+package daemon
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/warden-dev/warden/internal/config"
+)
+
+func TestListenersFromRegistry(t *testing.T) {
+	cfg := config.Config{
+		Listeners: map[string]string{"health": "", "monitor": "127.0.0.1:4000"},
+		Control:   config.Control{Port: 5000},
+	}
+	got, err := Listeners(cfg, map[string]string{"hooks": "127.0.0.1:4001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"control": "127.0.0.1:5000", // the control door's own settings
+		"health":  "",               // switched off by the config
+		"hooks":   "127.0.0.1:4001", // the flag wins
+		"mcp":     config.DefaultMCPAddr,
+		"monitor": "127.0.0.1:4000",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Listeners = %v, want %v", got, want)
+	}
+	for name, addr := range want {
+		if got[name] != addr {
+			t.Errorf("%s = %q, want %q", name, got[name], addr)
+		}
+	}
+	if _, err := Listeners(config.Config{Listeners: map[string]string{"nope": "x"}}, nil); err == nil || !strings.Contains(err.Error(), `unknown listener "nope"`) {
+		t.Errorf("unknown door in the config: %v", err)
+	}
+	if _, err := Listeners(config.Config{}, map[string]string{"nope": "x"}); err == nil {
+		t.Error("unknown door in the flags: no error")
+	}
+}
+
+func TestDoorRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range Doors() {
+		if d.Name == "" || d.DefaultAddr == "" || d.New == nil {
+			t.Errorf("door %+v: a name, a default address and a constructor are required", d)
+		}
+		if seen[d.Name] {
+			t.Errorf("door %s registered twice", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	if !seen["control"] || !seen["mcp"] {
+		t.Fatal("control and mcp doors missing")
+	}
+}
