@@ -19,13 +19,11 @@ import (
 	"github.com/warden-dev/warden/internal/daemon"
 )
 
-// Version is warden's version, reported by `warden version` and /health.
-const Version = "0.1.0"
-
 // options are the flags every command shares.
 type options struct {
 	dataDir    string
 	configFile string
+	verbose    bool
 	stdout     io.Writer
 	stderr     io.Writer
 	stdin      io.Reader
@@ -49,6 +47,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&o.dataDir, "data-dir", "", "data directory (default $XDG_DATA_HOME/warden or ~/.local/share/warden; env WARDEN_DATA_DIR)")
+	root.PersistentFlags().BoolVarP(&o.verbose, "verbose", "v", false, "say more: e.g. every place searched for a missing agent program")
 	root.PersistentFlags().StringVar(&o.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/warden/config.yaml if it exists)")
 	root.AddCommand(
 		newServeCmd(o),
@@ -69,8 +68,66 @@ Start the daemon with "warden serve", then point agents at it.`,
 		newSandboxCmd(o),
 		newDoctorCmd(o),
 		newVersionCmd(o),
+		newStopCmd(o),
+		newServiceCmd(o),
 	)
+	root.Version = readBuildInfo().String()
+	root.SetVersionTemplate("{{.Version}}\n")
+	suggestSubcommands(root)
 	return root
+}
+
+// suggestSubcommands makes every command with subcommands refuse an unknown
+// one the way cobra does only for the root: exit non-zero, with the nearest
+// names ("Did you mean this?"). Without it `warden workspace lst` prints the
+// help and exits 0, and a parent whose own Args is cobra.NoArgs says
+// "unknown command" with no suggestion.
+func suggestSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		suggestSubcommands(sub)
+	}
+	if !c.HasSubCommands() || !c.HasParent() {
+		if c.HasSubCommands() {
+			c.SuggestionsMinimumDistance = 2
+		}
+		return
+	}
+	c.SuggestionsMinimumDistance = 2
+	own := c.Args
+	runnable := c.Runnable()
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			if own != nil {
+				return own(cmd, args)
+			}
+			return nil
+		}
+		if runnable && own != nil {
+			if err := own(cmd, args); err == nil {
+				return nil
+			}
+		}
+		if runnable && own == nil {
+			return nil
+		}
+		return unknownSubcommand(cmd, args[0])
+	}
+	if !runnable {
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+}
+
+// unknownSubcommand is cobra's error for an unknown command, with its
+// suggestions and where to look next.
+func unknownSubcommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n"
+		for _, n := range s {
+			msg += "\t" + n + "\n"
+		}
+	}
+	return fmt.Errorf("%s\nRun '%s --help' for usage", strings.TrimRight(msg, "\n"), cmd.CommandPath())
 }
 
 // Main runs the CLI and returns the process exit code.
@@ -86,7 +143,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return ec.code
 		}
 		fmt.Fprintln(stderr, "error:", err)
-		if strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") {
+		if (strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag")) &&
+			!strings.Contains(err.Error(), "--help' for usage") {
 			fmt.Fprintln(stderr, "Run 'warden --help' for usage.")
 		}
 		return 1
@@ -144,22 +202,4 @@ func (o *options) printJSON(v any) error {
 
 func (o *options) table() *tabwriter.Writer {
 	return tabwriter.NewWriter(o.stdout, 0, 4, 2, ' ', 0)
-}
-
-func newVersionCmd(o *options) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print warden's version",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if asJSON {
-				return o.printJSON(map[string]string{"version": Version})
-			}
-			fmt.Fprintf(o.stdout, "warden %s\n", Version)
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
 }

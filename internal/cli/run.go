@@ -24,6 +24,8 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/agents"
 	"github.com/warden-dev/warden/internal/integrations/binfind"
+	"github.com/warden-dev/warden/internal/integrations/claudecode"
+	"github.com/warden-dev/warden/internal/integrations/opencode"
 	"github.com/warden-dev/warden/internal/tailbuf"
 )
 
@@ -64,16 +66,20 @@ $PATH, then the npm package folders warden knows.`,
 		Example: `  warden run opencode
   warden run claude
   warden run claude --resume 3f2a...`,
-		Args:               cobra.MinimumNArgs(1),
+		Args:               cobra.ArbitraryArgs,
 		ValidArgs:          []string{"opencode", "claude"},
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+			args = o.leadingGlobalFlags(args)
+			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 				return cmd.Help()
+			}
+			if len(args) == 0 {
+				return fmt.Errorf("which agent? %s (e.g. warden run opencode)", knownAgents())
 			}
 			t, err := agents.Parse(args[0])
 			if err != nil {
-				return err
+				return fmt.Errorf("unknown agent %q: %s", args[0], knownAgents())
 			}
 			switch t {
 			case agent.OpenCode:
@@ -100,9 +106,77 @@ func (o *options) agentBinary(t agent.Type, env string) (string, error) {
 	}
 	bin, err := setup.Binary()
 	if err != nil {
-		return "", fmt.Errorf("%w (install it, or set $%s or agents.%s.binary in the config to its path)", err, env, t)
+		return "", o.noBinary(t, env, err)
 	}
 	return bin, nil
+}
+
+// knownAgents says which agents warden runs.
+func knownAgents() string {
+	names := make([]string, 0, 2)
+	for _, t := range agents.Types() {
+		names = append(names, string(t))
+	}
+	return "warden runs " + strings.Join(names, ", ") + " (claude is short for claude-code)"
+}
+
+// installHint is how a person installs an agent's program.
+func installHint(t agent.Type) string {
+	switch t {
+	case agent.OpenCode:
+		return "npm install -g opencode-ai@" + opencode.Version
+	case agent.ClaudeCode:
+		return "npm install -g @anthropic-ai/claude-code@" + claudecode.Version
+	}
+	return "install it"
+}
+
+// noBinary turns "not found" into what to do first; the places searched
+// follow only with -v.
+func (o *options) noBinary(t agent.Type, env string, err error) error {
+	var nf *binfind.NotFoundError
+	if !errors.As(err, &nf) {
+		return fmt.Errorf("%w (install it: %s; or set $%s or agents.%s.binary in the config to its path)", err, installHint(t), env, t)
+	}
+	msg := fmt.Sprintf("%s not found: install it (%s), or set $%s or agents.%s.binary in the config to its path", nf.Name, installHint(t), env, t)
+	if o.verbose {
+		msg += "\nsearched:\n  " + strings.Join(nf.Searched, "\n  ")
+	} else {
+		msg += fmt.Sprintf(" (-v lists the %d places searched)", len(nf.Searched))
+	}
+	return errors.New(msg)
+}
+
+// leadingGlobalFlags applies the global flags that precede the agent's name
+// in a command whose own flags go to the agent (`warden -v run opencode`
+// hands run "-v opencode"), and returns the rest.
+func (o *options) leadingGlobalFlags(args []string) []string {
+	for len(args) > 0 {
+		a := args[0]
+		switch {
+		case a == "-v" || a == "--verbose":
+			o.verbose = true
+			args = args[1:]
+		case (a == "--data-dir" || a == "--config") && len(args) > 1:
+			o.setGlobal(a[2:], args[1])
+			args = args[2:]
+		case strings.HasPrefix(a, "--data-dir=") || strings.HasPrefix(a, "--config="):
+			k, v, _ := strings.Cut(a[2:], "=")
+			o.setGlobal(k, v)
+			args = args[1:]
+		default:
+			return args
+		}
+	}
+	return args
+}
+
+func (o *options) setGlobal(name, value string) {
+	if name == "data-dir" {
+		o.dataDir = value
+	} else {
+		o.configFile = value
+	}
 }
 
 // runOpenCode attaches to the workspace's OpenCode server when one runs.

@@ -84,11 +84,29 @@ func Find(name string, opts Options) (string, error) {
 			}
 		}
 	}
-	if len(searched) == 0 {
-		return "", fmt.Errorf("%w: %s: no place to search (empty PATH, no npm folders)", agent.ErrNoBinary, name)
-	}
-	return "", fmt.Errorf("%w: %s: searched %s", agent.ErrNoBinary, name, strings.Join(searched, ", "))
+	return "", &NotFoundError{Name: name, Searched: searched}
 }
+
+// NotFoundError is Find's error when no place held the program: it wraps
+// agent.ErrNoBinary and keeps every place searched, so a caller can give the
+// hint first and the list only on request.
+type NotFoundError struct {
+	// Name is the program's name.
+	Name string
+	// Searched lists every path tried, in order.
+	Searched []string
+}
+
+// Error names the program and every place searched.
+func (e *NotFoundError) Error() string {
+	if len(e.Searched) == 0 {
+		return fmt.Sprintf("%v: %s: no place to search (empty PATH, no npm folders)", agent.ErrNoBinary, e.Name)
+	}
+	return fmt.Sprintf("%v: %s: searched %s", agent.ErrNoBinary, e.Name, strings.Join(e.Searched, ", "))
+}
+
+// Unwrap makes errors.Is(err, agent.ErrNoBinary) hold.
+func (e *NotFoundError) Unwrap() error { return agent.ErrNoBinary }
 
 // DefaultNpmDirs returns the node_modules folders warden searches by
 // default: repo's .cache/agents/node_modules (skipped when repo is ""),

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A new user's first commands: the version, a typo, a missing agent.
+
+func TestVersionSaysModuleCommitAndDate(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	out, _, code := warden(t, data, "", "version")
+	if code != 0 {
+		t.Fatalf("warden version: exit %d", code)
+	}
+	re := regexp.MustCompile(`^warden \d+\.\d+\.\d+ \(module \S+, commit (devel|[0-9a-f]{12}(\+dirty)?), built (devel|\d{4}-\d\d-\d\dT\S+), go1\.\S+\)\n$`)
+	if !re.MatchString(out) {
+		t.Fatalf("warden version = %q, want %s", out, re)
+	}
+	flag, err := exec.Command(binary, "--version").Output()
+	if err != nil || string(flag) != out {
+		t.Fatalf("warden --version = %q (%v), want %q", flag, err, out)
+	}
+	js, _, code := warden(t, data, "", "version", "--json")
+	for _, k := range []string{`"version"`, `"module"`, `"commit"`, `"date"`, `"go"`} {
+		if code != 0 || !strings.Contains(js, k) {
+			t.Fatalf("warden version --json = %q (exit %d), want key %s", js, code, k)
+		}
+	}
+}
+
+func TestUnknownSubcommandsSuggest(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	for _, c := range []struct {
+		args    []string
+		suggest string
+	}{
+		{[]string{"workspace", "lst"}, "list"},
+		{[]string{"credentials", "lst"}, "list"},
+		{[]string{"policy", "chek"}, "check"},
+		{[]string{"sesions"}, "sessions"},
+		{[]string{"policy", "nonsense"}, ""},
+	} {
+		out, errOut, code := warden(t, data, "", c.args...)
+		if code == 0 {
+			t.Errorf("warden %v: exit 0, want non-zero (stdout %q)", c.args, out)
+		}
+		if !strings.Contains(errOut, "unknown command") || !strings.Contains(errOut, "--help' for usage") {
+			t.Errorf("warden %v: stderr %q, want unknown command and where to look", c.args, errOut)
+		}
+		if c.suggest != "" && !strings.Contains(errOut, "Did you mean this?\n\t"+c.suggest) {
+			t.Errorf("warden %v: stderr %q, want the suggestion %q", c.args, errOut, c.suggest)
+		}
+	}
+	// A parent alone still shows its help.
+	out, _, code := warden(t, data, "", "workspace")
+	if code != 0 || !strings.Contains(out, "Available Commands") {
+		t.Errorf("warden workspace: exit %d, %q", code, out)
+	}
+}
+
+func TestRunNamesTheAgentsAndHowToInstallThem(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(isolatedEnv(t, home), "PATH="+filepath.Join(dir, "empty"))
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	out, code := run("run")
+	if code == 0 || !strings.Contains(out, "opencode, claude-code") {
+		t.Fatalf("warden run: exit %d, %q; want the agents listed", code, out)
+	}
+	out, code = run("run", "opencode")
+	first, _, _ := strings.Cut(out, "\n")
+	if code == 0 || !strings.Contains(first, "npm install -g opencode-ai@") || !strings.Contains(first, "-v lists") || strings.Contains(out, "searched:") {
+		t.Fatalf("warden run opencode without opencode: exit %d, %q; want the install hint first and no search list", code, out)
+	}
+	out, code = run("-v", "run", "opencode")
+	if code == 0 || !strings.Contains(out, "npm install -g opencode-ai@") || !strings.Contains(out, "searched:\n  "+filepath.Join(dir, "empty", "opencode")) {
+		t.Fatalf("warden -v run opencode: exit %d, %q; want the places searched", code, out)
+	}
+}
+
+func TestStopEndsTheDaemon(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	d := startDaemon(t, data)
+	exited := make(chan error, 1)
+	go func() { exited <- d.cmd.Wait() }()
+	out, errOut, code := warden(t, data, "", "stop")
+	if code != 0 || !strings.Contains(out, "stopped") {
+		t.Fatalf("warden stop: exit %d, %q %q", code, out, errOut)
+	}
+	// stop returns only once the process has ended: Wait is done or about to be.
+	if err := <-exited; err != nil {
+		t.Fatalf("daemon exit: %v\n%s", err, d.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "daemon.json")); !os.IsNotExist(err) {
+		t.Fatalf("daemon.json still there after stop: %v", err)
+	}
+	_, errOut, code = warden(t, data, "", "stop")
+	if code == 0 || !strings.Contains(errOut, "no warden daemon runs for data dir") || !strings.Contains(errOut, "warden serve") {
+		t.Fatalf("second warden stop: exit %d, %q", code, errOut)
+	}
+}
+
+func TestServiceInstallWritesASystemdUserUnit(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	home := filepath.Join(filepath.Dir(data), "home")
+	out, errOut, code := warden(t, data, "", "service", "install")
+	if code != 0 {
+		t.Fatalf("service install: exit %d, %q", code, errOut)
+	}
+	unit := filepath.Join(home, ".config", "systemd", "user", "warden.service")
+	b, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatalf("%v (stdout %q)", err, out)
+	}
+	for _, want := range []string{
+		"[Service]\n", "ExecStart=" + binary + " --data-dir " + data + " serve\n",
+		"WorkingDirectory=" + home + "\n", "Restart=on-failure\n", "[Install]\nWantedBy=default.target\n",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("unit lacks %q:\n%s", want, b)
+		}
+	}
+	if !strings.Contains(out, unit) || !strings.Contains(out, "systemctl --user enable --now warden.service") {
+		t.Errorf("install output %q: want the file and the command that switches it on", out)
+	}
+	out, _, code = warden(t, data, "", "service", "uninstall")
+	if code != 0 || !strings.Contains(out, "removed "+unit) {
+		t.Fatalf("service uninstall: exit %d, %q", code, out)
+	}
+	if _, err := os.Stat(unit); !os.IsNotExist(err) {
+		t.Fatalf("unit still there: %v", err)
+	}
+	out, _, code = warden(t, data, "", "service", "uninstall")
+	if code != 0 || !strings.Contains(out, "nothing to remove") {
+		t.Fatalf("second uninstall: exit %d, %q", code, out)
+	}
+}
