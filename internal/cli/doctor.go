@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/claudecode"
 	"github.com/warden-dev/warden/internal/integrations/opencode"
 	"github.com/warden-dev/warden/internal/sandbox"
+	"github.com/warden-dev/warden/internal/store/sqlite"
 )
 
 // check is one finding of `warden doctor`.
@@ -98,6 +100,7 @@ func (o *options) doctor(ctx context.Context) []check {
 		return append(out, check{Name: "data dir", Status: statusFail, Detail: err.Error(), Fix: "pass --data-dir or set WARDEN_DATA_DIR"})
 	}
 	out = append(out, dataDirChecks(dataDir)...)
+	out = append(out, logCheck(ctx, dataDir))
 	out = append(out, daemonCheck(ctx, dataDir))
 	out = append(out, claudeHookChecks(home())...)
 	out = append(out, openCodePluginCheck())
@@ -157,6 +160,36 @@ func dataDirChecks(dir string) []check {
 		tok.Status, tok.Detail = statusOK, "token is mode 600"
 	}
 	return append(out, tok)
+}
+
+// logCheck runs the start-up integrity check of the event log, read-only
+// (it works beside a running daemon): quick_check, dense seqs, and the
+// generation marker.
+func logCheck(ctx context.Context, dataDir string) check {
+	c := check{Name: "event log"}
+	path := filepath.Join(dataDir, daemon.LogName)
+	_, tokenErr := os.Stat(filepath.Join(dataDir, "token"))
+	h, err := sqlite.Verify(ctx, path, sqlite.VerifyOptions{
+		Generation: filepath.Join(dataDir, sqlite.GenerationName), History: tokenErr == nil,
+	})
+	var ie *sqlite.IntegrityError
+	switch {
+	case errors.As(err, &ie):
+		c.Status, c.Detail, c.Fix = statusFail, ie.Problem, ie.Fix+" (warden serve refuses this log)"
+	case err != nil:
+		c.Status, c.Detail, c.Fix = statusFail, err.Error(), "make "+path+" readable by you"
+	case h.New:
+		c.Status, c.Detail, c.Fix = statusWarn, "no log yet at "+path, "warden serve creates it"
+	default:
+		c.Status = statusOK
+		c.Detail = fmt.Sprintf("%s: %d events in %d sessions, last id %d, %d bytes, quick_check ok", path, h.Events, h.Sessions, h.LastID, h.Size)
+		if h.Marker == nil {
+			c.Detail += "; no generation marker yet (warden serve writes it)"
+		} else {
+			c.Detail += fmt.Sprintf("; log %s, marker at id %d", h.LogID, h.Marker.LastID)
+		}
+	}
+	return c
 }
 
 // daemonCheck says whether a daemon runs for the data dir and answers.

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/integrations/claudecode"
 	"github.com/warden-dev/warden/internal/sandbox"
+	"github.com/warden-dev/warden/internal/store/sqlite"
 )
 
 // runDoctor runs `warden doctor --json` with HOME at home and returns its
@@ -48,7 +50,25 @@ func TestDoctor(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "token"), []byte("x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// a token says warden served here: without its log, the log check fails
 	checks, code := runDoctor(t, home, data)
+	if c := checks["event log"]; code != 1 || c.Status != statusFail || !strings.Contains(c.Detail, "missing") {
+		t.Fatalf("a data dir with a token and no log: exit %d, %+v", code, c)
+	}
+	st, err := sqlite.Open(filepath.Join(data, "events.db"), sqlite.WithGeneration(filepath.Join(data, sqlite.GenerationName)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(t.Context(), event.Event{Session: "s1", Type: event.SessionStart}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checks, code = runDoctor(t, home, data)
+	if c := checks["event log"]; c.Status != statusOK || !strings.Contains(c.Detail, "1 events in 1 sessions") {
+		t.Errorf("event log %+v", c)
+	}
 	if code != 0 {
 		t.Fatalf("a clean machine fails: %+v", checks)
 	}
@@ -107,5 +127,13 @@ func TestDoctor(t *testing.T) {
 	checks, _ = runDoctor(t, home, data)
 	if hook := checks["claude hooks "+filepath.Join(home, ".claude", "settings.json")]; hook.Status != statusOK {
 		t.Errorf("hook with its binary: %+v", hook)
+	}
+	// an emptied log fails, saying what to do
+	if err := os.Truncate(filepath.Join(data, "events.db"), 0); err != nil {
+		t.Fatal(err)
+	}
+	checks, code = runDoctor(t, home, data)
+	if c := checks["event log"]; code != 1 || c.Status != statusFail || !strings.Contains(c.Detail, "empty") || !strings.Contains(c.Fix, "warden events import") {
+		t.Errorf("emptied log: exit %d, %+v", code, c)
 	}
 }

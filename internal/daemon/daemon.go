@@ -136,8 +136,19 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	logPath := filepath.Join(cfg.DataDir, LogName)
-	st, err := sqlite.Open(logPath)
+	// The start-up integrity check: SQLite's quick_check, dense seqs, and
+	// the generation marker (a log emptied, removed or replaced while the
+	// data dir shows history is refused, never silently started afresh).
+	// An earlier warden without a marker left its admin token behind.
+	_, tokenErr := os.Stat(filepath.Join(cfg.DataDir, "token"))
+	st, err := sqlite.Open(logPath, sqlite.WithLogger(logger),
+		sqlite.WithGeneration(filepath.Join(cfg.DataDir, sqlite.GenerationName)),
+		sqlite.WithHistory(tokenErr == nil))
 	if err != nil {
+		var ie *sqlite.IntegrityError
+		if errors.As(err, &ie) {
+			return err
+		}
 		return fmt.Errorf("open event log %s: %w", logPath, err)
 	}
 	defer func() {

@@ -55,6 +55,28 @@ CREATE TABLE events (
 CREATE INDEX events_type_id ON events (type, id);
 `,
 		},
+		{
+			name: "meta",
+			// meta holds the log's identity (log_id: random, made once,
+			// recorded in the data dir's generation marker so a replaced
+			// or emptied file is noticed) and what pruning keeps:
+			// pruned_through (events with id <= it may have been removed;
+			// ids never go below it), and checkpoint (the session
+			// summaries as of pruned_through, opaque to the store).
+			// session_heads keeps each pruned session's last seq, so its
+			// next event continues the count instead of restarting at 1.
+			sql: `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT;
+INSERT INTO meta (key, value) VALUES ('log_id', lower(hex(randomblob(16))));
+CREATE TABLE session_heads (
+	session  TEXT PRIMARY KEY,
+	last_seq INTEGER NOT NULL CHECK (last_seq > 0)
+) STRICT;
+`,
+		},
 	}
 }
 

@@ -64,6 +64,22 @@ type options struct {
 	readConns   int
 	busyTimeout time.Duration
 	insertHook  func(source string) error
+	generation  string
+	history     bool
+}
+
+// WithGeneration makes Open verify the log first (see Verify: a missing,
+// emptied, replaced, truncated or corrupt log is refused with an
+// *IntegrityError) and keep the generation marker at path following it.
+func WithGeneration(path string) Option {
+	return func(o *options) { o.generation = path }
+}
+
+// WithHistory tells Open (with WithGeneration) that the data dir shows an
+// earlier warden ran there, so a missing or empty log is refused even
+// without a marker.
+func WithHistory(history bool) Option {
+	return func(o *options) { o.history = history }
 }
 
 // WithLogger sets the logger for the store's rare warnings (a group commit
@@ -115,6 +131,7 @@ type Store struct {
 	wdb    *sql.DB // the writer's pool: exactly one connection
 	rdb    *sql.DB // readers: WAL lets them run beside the writer
 	w      *writer
+	keeper *generationKeeper // nil without WithGeneration
 
 	mu     sync.RWMutex // guards closed; held (read) while enqueueing
 	closed bool
@@ -145,6 +162,11 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open event log %q: path contains NUL", path)
 	}
 	ctx := context.Background()
+	if o.generation != "" {
+		if _, err := Verify(ctx, path, VerifyOptions{Generation: o.generation, History: o.history}); err != nil {
+			return nil, err
+		}
+	}
 	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
 
 	wdb, err := openDB(path, "_pragma=busy_timeout("+busy+")"+
@@ -183,6 +205,27 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if o.insertHook != nil {
 		w.hook = func(r *row) error { return o.insertHook(r.source) }
 	}
+	var keeper *generationKeeper
+	if o.generation != "" {
+		keeper = &generationKeeper{path: o.generation, err: func(err error) {
+			o.logger.Warn("event log: could not update the generation marker", "err", err)
+		}}
+		var last int64
+		if err := conn.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'log_id'").Scan(&keeper.logID); err != nil {
+			w.closeStmts()
+			return fail(fmt.Errorf("read log id: %w", err))
+		}
+		if err := conn.QueryRowContext(ctx, highWaterSQL).Scan(&last); err != nil {
+			w.closeStmts()
+			return fail(fmt.Errorf("read last id: %w", err))
+		}
+		if err := writeGeneration(o.generation, Generation{LogID: keeper.logID, LastID: last, Updated: time.Now().UTC()}); err != nil {
+			w.closeStmts()
+			return fail(err)
+		}
+		keeper.markedID, keeper.markedAt = last, time.Now()
+		w.committed = keeper.committed
+	}
 	rdb, err := openDB(path, "_pragma=busy_timeout("+busy+")&_pragma=query_only(1)")
 	if err != nil {
 		w.closeStmts()
@@ -190,7 +233,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	}
 	rdb.SetMaxOpenConns(o.readConns)
 	rdb.SetMaxIdleConns(o.readConns)
-	s := &Store{path: path, logger: o.logger, wdb: wdb, rdb: rdb, w: w}
+	s := &Store{path: path, logger: o.logger, wdb: wdb, rdb: rdb, w: w, keeper: keeper}
 	go w.run()
 	return s, nil
 }
@@ -419,13 +462,14 @@ func (s *Store) Events(ctx context.Context, f store.Filter) ([]event.Event, erro
 	return out, nil
 }
 
-// LastID implements store.Log.
+// LastID implements store.Log. After a prune that removed the newest
+// events it is the prune point: ids are never reused.
 func (s *Store) LastID(ctx context.Context) (int64, error) {
 	if s.isClosed() {
 		return 0, store.ErrClosed
 	}
 	var id int64
-	if err := s.rdb.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM events").Scan(&id); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, highWaterSQL).Scan(&id); err != nil {
 		return 0, s.readErr("read last id", err)
 	}
 	return id, nil
@@ -460,6 +504,12 @@ func (s *Store) Close() error {
 
 	close(s.w.quit)
 	<-s.w.done
+	if s.keeper != nil {
+		var last int64
+		if err := s.w.conn.QueryRowContext(context.Background(), highWaterSQL).Scan(&last); err == nil && last != s.keeper.markedID {
+			s.keeper.write(last)
+		}
+	}
 	err := errors.Join(s.w.close(), s.wdb.Close(), s.rdb.Close())
 	if err != nil {
 		return fmt.Errorf("close event log %s: %w", s.path, err)

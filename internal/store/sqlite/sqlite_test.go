@@ -108,7 +108,7 @@ func TestFreshDatabase(t *testing.T) {
 		objs = append(objs, o)
 	}
 	rows.Close()
-	if got := strings.Join(objs, " "); got != "table:events index:events_type_id" {
+	if got := strings.Join(objs, " "); got != "table:events index:events_type_id table:meta table:session_heads" {
 		t.Fatalf("schema objects: %s", got)
 	}
 	// Session reads and MAX(seq) are served by the (session, seq) index.

@@ -86,6 +86,10 @@ type writer struct {
 	pending     map[string]int64 // seqs assigned by the open transaction
 	dataVersion int64            // PRAGMA data_version seen last; 0 = none yet
 
+	// committed, when set, is told the last id after each commit (the
+	// generation marker's keeper).
+	committed func(lastID int64)
+
 	// hook, when set (by tests), runs before each insert; an error fails
 	// the transaction as an SQL error would.
 	hook func(*row) error
@@ -108,7 +112,8 @@ func newWriter(ctx context.Context, conn *sql.Conn, maxBatch int, logger *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("prepare insert: %w", err)
 	}
-	w.maxSeq, err = conn.PrepareContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session = ?`)
+	w.maxSeq, err = conn.PrepareContext(ctx, `SELECT MAX(COALESCE((SELECT MAX(seq) FROM events WHERE session = ?1), 0),
+		            COALESCE((SELECT last_seq FROM session_heads WHERE session = ?1), 0))`)
 	if err != nil {
 		w.insert.Close()
 		return nil, fmt.Errorf("prepare seq lookup: %w", err)
@@ -305,6 +310,9 @@ func (w *writer) write(g []*request) (results []result, bad int, err error) {
 		return nil, -1, fmt.Errorf("commit: %w", err)
 	}
 	w.lastID = id
+	if w.committed != nil {
+		w.committed(id)
+	}
 	if len(w.seqs)+len(w.pending) > maxCachedSessions {
 		clear(w.seqs)
 	}
@@ -330,13 +338,18 @@ func (w *writer) syncCaches(ctx context.Context) error {
 	}
 	w.dataVersion = v
 	if !w.idKnown {
-		if err := w.conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM events").Scan(&w.lastID); err != nil {
+		if err := w.conn.QueryRowContext(ctx, highWaterSQL).Scan(&w.lastID); err != nil {
 			return fmt.Errorf("read last id: %w", err)
 		}
 		w.idKnown = true
 	}
 	return nil
 }
+
+// highWaterSQL reads the highest id the log has ever assigned: the largest
+// stored id, or the prune point when pruning removed the newest events.
+const highWaterSQL = `SELECT MAX(COALESCE((SELECT MAX(id) FROM events), 0),
+	COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'pruned_through'), 0))`
 
 // nextSeq assigns the next sequence number of session within the open
 // transaction.
