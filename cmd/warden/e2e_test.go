@@ -46,7 +46,53 @@ type daemon struct {
 	health  string
 	control string
 	mcp     string
-	stderr  *bytes.Buffer
+	stderr  *logBuffer
+	// exited is closed once the process ended; waitErr is then its
+	// exit error
+	exited  chan struct{}
+	waitErr error
+}
+
+// logBuffer is the daemon's stderr: written by the process, read by the
+// test, which can wait for a line to appear.
+type logBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+}
+
+func newLogBuffer() *logBuffer { return &logBuffer{changed: make(chan struct{})} }
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	close(b.changed)
+	b.changed = make(chan struct{})
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until the log holds substr at least n times; done ends the
+// wait early (the process exited), reporting false.
+func (b *logBuffer) waitFor(substr string, n int, done <-chan struct{}) bool {
+	for {
+		b.mu.Lock()
+		count, changed := strings.Count(b.buf.String(), substr), b.changed
+		b.mu.Unlock()
+		if count >= n {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-done:
+			return strings.Count(b.String(), substr) >= n
+		}
+	}
 }
 
 // env isolates HOME and XDG dirs per test.
@@ -71,17 +117,16 @@ func startDaemonIn(t testing.TB, dataDir, wd string, env []string, extra ...stri
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(isolatedEnv(t, home), env...)
 	cmd.Dir = wd
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := newLogBuffer()
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &daemon{t: t, dataDir: dataDir, cmd: cmd, stderr: &stderr}
+	d := &daemon{t: t, dataDir: dataDir, cmd: cmd, stderr: stderr, exited: make(chan struct{})}
+	go func() { d.waitErr = cmd.Wait(); close(d.exited) }()
 	t.Cleanup(func() {
-		if d.cmd.ProcessState == nil {
-			d.cmd.Process.Kill()
-			d.cmd.Wait()
-		}
+		d.cmd.Process.Kill()
+		<-d.exited
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -103,12 +148,10 @@ func startDaemonIn(t testing.TB, dataDir, wd string, env []string, extra ...stri
 
 func (d *daemon) stop() {
 	d.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- d.cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			d.t.Fatalf("daemon exited with %v:\n%s", err, d.stderr)
+	case <-d.exited:
+		if d.waitErr != nil {
+			d.t.Fatalf("daemon exited with %v:\n%s", d.waitErr, d.stderr)
 		}
 	case <-time.After(20 * time.Second):
 		d.t.Fatalf("daemon did not stop on SIGTERM:\n%s", d.stderr)
@@ -117,7 +160,7 @@ func (d *daemon) stop() {
 
 func (d *daemon) kill9() {
 	d.cmd.Process.Kill()
-	d.cmd.Wait()
+	<-d.exited
 }
 
 var client = &http.Client{Timeout: 30 * time.Second}

@@ -36,7 +36,9 @@ With no flags, data lives in $XDG_DATA_HOME/warden (else ~/.local/share/warden),
 monitor door listens on 127.0.0.1:37123, the Claude Code hook door on 127.0.0.1:37124, the
 control door (WebSocket JSON-RPC, serving the directory serve starts in) on 127.0.0.1:19876 and
 health on 127.0.0.1:8081. Give a door an
-empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracefully.`,
+empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracefully
+(within seconds, even with requests in flight). SIGHUP reads the policy file again (and says in
+the log which changed settings need a restart).`,
 		Example: `  warden serve
   warden serve --policy ./warden-policy.yaml --monitor-addr 127.0.0.1:47123
   warden serve --data-dir /tmp/w --health-addr=`,
@@ -52,78 +54,107 @@ empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracef
 					fmt.Fprintf(o.stderr, "warden: could not start again without it (%v); it is only removed from what this process hands on\n", err)
 				}
 			}
-			cfg, err := o.loadConfig()
-			if err != nil {
-				return err
-			}
-			dataDir, err := o.resolveDataDir(cfg)
-			if err != nil {
-				return err
-			}
-			if dataDir, err = filepath.Abs(dataDir); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("policy") {
-				cfg.Policy = policyFile
-			}
-			if cmd.Flags().Changed("approval-timeout") {
-				cfg.Approvals.Timeout = config.Duration(approvalTimeout)
-			}
-			if cmd.Flags().Changed("log-level") {
-				cfg.Log.Level = logLevel
-			}
-			if cmd.Flags().Changed("log-format") {
-				cfg.Log.Format = logFormat
-			}
-			if err := cfg.Control.Validate(); err != nil {
-				return err
-			}
-			flags := map[string]string{}
-			for name, addr := range addrs {
-				if cmd.Flags().Changed(name + "-addr") {
-					flags[name] = *addr
+			// SIGHUP reloads (installed first, so an early one does not
+			// kill the daemon); SIGINT/SIGTERM shut down.
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			build := func() (daemon.Config, error) {
+				cfg, err := o.loadConfig()
+				if err != nil {
+					return daemon.Config{}, err
 				}
+				dataDir, err := o.resolveDataDir(cfg)
+				if err != nil {
+					return daemon.Config{}, err
+				}
+				if dataDir, err = filepath.Abs(dataDir); err != nil {
+					return daemon.Config{}, err
+				}
+				if cmd.Flags().Changed("policy") {
+					cfg.Policy = policyFile
+				}
+				if cmd.Flags().Changed("approval-timeout") {
+					cfg.Approvals.Timeout = config.Duration(approvalTimeout)
+				}
+				if cmd.Flags().Changed("log-level") {
+					cfg.Log.Level = logLevel
+				}
+				if cmd.Flags().Changed("log-format") {
+					cfg.Log.Format = logFormat
+				}
+				if err := cfg.Control.Validate(); err != nil {
+					return daemon.Config{}, err
+				}
+				flags := map[string]string{}
+				for name, addr := range addrs {
+					if cmd.Flags().Changed(name + "-addr") {
+						flags[name] = *addr
+					}
+				}
+				listeners, err := daemon.Listeners(cfg, flags)
+				if err != nil {
+					return daemon.Config{}, err
+				}
+				switch cfg.Log.Level {
+				case "", "debug", "info", "warn", "error":
+				default:
+					return daemon.Config{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", cfg.Log.Level)
+				}
+				switch cfg.Log.Format {
+				case "", "text", "json":
+				default:
+					return daemon.Config{}, fmt.Errorf("--log-format %q: want text or json", cfg.Log.Format)
+				}
+				wd, _ := os.Getwd()
+				env := o.selfEnv(policy.DefaultEnv(), dataDir)
+				if cfg.Policy != "" {
+					// agents may read the policy that judges them, never change it
+					if abs, err := filepath.Abs(cfg.Policy); err == nil {
+						env.PolicyFiles = append(env.PolicyFiles, abs)
+					}
+				}
+				env.DaemonPIDs = append(env.DaemonPIDs, os.Getpid())
+				return daemon.Config{
+					DataDir:          dataDir,
+					PolicyFile:       cfg.Policy,
+					PolicyEnv:        env,
+					Listeners:        listeners,
+					ApprovalTimeout:  time.Duration(cfg.Approvals.Timeout),
+					Control:          cfg.Control,
+					ControlWorkspace: wd,
+					AgentBinaries:    agentBinaries(cfg),
+					AgentSandbox:     cfg.AgentSandboxOn(),
+					NpmDirs:          binfind.DefaultNpmDirs("", home()),
+					Version:          Version,
+					LogSettings:      cfg.Log,
+				}, nil
 			}
-			listeners, err := daemon.Listeners(cfg, flags)
+			dcfg, err := build()
 			if err != nil {
 				return err
 			}
-			switch cfg.Log.Level {
-			case "", "debug", "info", "warn", "error":
-			default:
-				return fmt.Errorf("--log-level %q: want debug, info, warn or error", cfg.Log.Level)
-			}
-			switch cfg.Log.Format {
-			case "", "text", "json":
-			default:
-				return fmt.Errorf("--log-format %q: want text or json", cfg.Log.Format)
-			}
-			wd, _ := os.Getwd()
-			logger := newLogger(o, cfg.Log)
-			env := o.selfEnv(policy.DefaultEnv(), dataDir)
-			if cfg.Policy != "" {
-				// agents may read the policy that judges them, never change it
-				if abs, err := filepath.Abs(cfg.Policy); err == nil {
-					env.PolicyFiles = append(env.PolicyFiles, abs)
-				}
-			}
-			env.DaemonPIDs = append(env.DaemonPIDs, os.Getpid())
+			dcfg.Logger = newLogger(o, dcfg.LogSettings)
+			dcfg.Reconfigure = build
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return daemon.Run(ctx, daemon.Config{
-				DataDir:          dataDir,
-				PolicyFile:       cfg.Policy,
-				PolicyEnv:        env,
-				Listeners:        listeners,
-				ApprovalTimeout:  time.Duration(cfg.Approvals.Timeout),
-				Control:          cfg.Control,
-				ControlWorkspace: wd,
-				AgentBinaries:    agentBinaries(cfg),
-				AgentSandbox:     cfg.AgentSandboxOn(),
-				NpmDirs:          binfind.DefaultNpmDirs("", home()),
-				Version:          Version,
-				Logger:           logger,
-			})
+			reloads := make(chan struct{})
+			go func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-hup:
+						select {
+						case reloads <- struct{}{}:
+						case <-ctx.Done():
+							return
+						}
+					}
+				}
+			}()
+			dcfg.Reload = reloads
+			return daemon.Run(ctx, dcfg)
 		},
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "policy file (YAML); default: the built-in policy")

@@ -52,6 +52,14 @@ const (
 // that `warden hook claude` spooled while it could not reach the daemon.
 const SpoolInterval = 2 * time.Second
 
+// ShutdownGrace is how long in-flight requests may finish on their own at
+// shutdown before their contexts are canceled; ShutdownTimeout bounds the
+// whole shutdown of the doors.
+const (
+	ShutdownGrace   = 2 * time.Second
+	ShutdownTimeout = 10 * time.Second
+)
+
 // Config is everything `warden serve` needs.
 type Config struct {
 	// DataDir holds the log, token, socket and runtime files.
@@ -83,6 +91,17 @@ type Config struct {
 	// under `warden sandbox` where the kernel has Landlock. A workspace's
 	// metadata key warden.sandbox (on|off) overrides it.
 	AgentSandbox bool
+	// Reload, when it delivers (SIGHUP), makes the daemon read its
+	// configuration again through Reconfigure and apply what can change
+	// while it runs (the policy file's rules); what needs a restart is said
+	// in the log.
+	Reload <-chan struct{}
+	// Reconfigure returns the configuration as it would be built now (the
+	// config file and flags read again); nil reloads the policy file only.
+	Reconfigure func() (Config, error)
+	// LogSettings are the settings Logger was built from (a change on
+	// reload needs a restart).
+	LogSettings config.Log
 	// Ready, if set, is called once every listener is bound.
 	Ready func(Runtime)
 }
@@ -347,27 +366,39 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	defer func() { stopSupervisor(); <-svDone }()
 
 	var runErr error
-	select {
-	case <-ctx.Done():
-		logger.Info("shutting down")
-	case runErr = <-errc:
-		logger.Error("listener failed; shutting down", "err", runErr)
+	running := cfg
+serve:
+	for {
+		select {
+		case <-ctx.Done():
+			logger.Info("shutting down")
+			break serve
+		case runErr = <-errc:
+			logger.Error("listener failed; shutting down", "err", runErr)
+			break serve
+		case <-cfg.Reload:
+			running = reload(c, running, logger)
+		}
 	}
+	// Shutdown is bounded (ShutdownTimeout) however stuck a request is:
+	// after ShutdownGrace every in-flight request's context is canceled
+	// (streams such as events --follow never finish on their own; a long
+	// search stops), and whatever still runs at the deadline is abandoned.
+	shutCtx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	grace := time.AfterFunc(ShutdownGrace, cancelBase)
+	defer grace.Stop()
 	// Calls waiting for a person are blocked now, with that reason recorded.
-	c.CancelPending(context.Background(), "warden is shutting down")
+	c.CancelPending(shutCtx, "warden is shutting down")
 	// Each door lets its long-lived clients go (control clients are told
 	// server.shutdown; MCP sessions hold streams Shutdown would wait on).
-	closeDoors()
-	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	go func() {
-		// Streams (events --follow) never finish on their own.
-		select {
-		case <-time.After(2 * time.Second):
-			cancelBase()
-		case <-shutCtx.Done():
-		}
-	}()
+	closed := make(chan struct{})
+	go func() { closeDoors(); close(closed) }()
+	select {
+	case <-closed:
+	case <-shutCtx.Done():
+		logger.Warn("doors did not close in time; abandoning their requests", "timeout", ShutdownTimeout)
+	}
 	for _, srv := range srvs {
 		if err := srv.Shutdown(shutCtx); err != nil {
 			logger.Warn("shutdown", "err", err)

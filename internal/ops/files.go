@@ -183,6 +183,8 @@ func (w *Workspace) Search(ctx context.Context, c Caller, query string, o search
 	}
 	var skipped atomic.Int64
 	o.Skip = w.skipper(c, hide, &skipped)
+	ctx, done := w.svc.bind(ctx)
+	defer done()
 	res, err := search.Find(ctx, w.root, query, o)
 	if err != nil {
 		return SearchResult{}, err
@@ -235,7 +237,9 @@ func (w *Workspace) ReplaceAll(ctx context.Context, c Caller, query, replacement
 	var changes []change
 	var skipped atomic.Int64
 	o.Skip = w.skipper(c, hide, &skipped)
-	count, err := search.Replace(ctx, w.root, query, replacement, o, func(rel string, data []byte) error {
+	sctx, done := w.svc.bind(ctx)
+	defer done()
+	count, err := search.Replace(sctx, w.root, query, replacement, o, func(rel string, data []byte) error {
 		changes = append(changes, change{abs: filepath.Join(w.root, filepath.FromSlash(rel)), data: data})
 		return nil
 	})

@@ -99,6 +99,11 @@ type Service struct {
 	opts Options
 	log  *slog.Logger
 
+	// done ends when the service closes: long operations (search, replace)
+	// stop then, whatever their caller's context says
+	done context.Context
+	stop context.CancelFunc
+
 	mu     sync.Mutex
 	closed bool
 	ws     map[string]*Workspace
@@ -115,7 +120,8 @@ func New(opts Options) (*Service, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{opts: opts, log: opts.Logger, ws: map[string]*Workspace{}}, nil
+	done, stop := context.WithCancel(context.Background())
+	return &Service{opts: opts, log: opts.Logger, ws: map[string]*Workspace{}, done: done, stop: stop}, nil
 }
 
 // Core is the core every operation is gated through.
@@ -170,8 +176,11 @@ func (s *Service) Forget(root string) {
 }
 
 // Close stops every workspace's services (terminals, language servers,
-// debuggers, watchers). Operations after Close fail with ErrClosed.
+// debuggers, watchers) and cancels the operations still running (a search
+// or a replace stops at its next file). Operations after Close fail with
+// ErrClosed.
 func (s *Service) Close() error {
+	s.stop()
 	s.mu.Lock()
 	s.closed = true
 	list := make([]*Workspace, 0, len(s.ws))
@@ -185,6 +194,13 @@ func (s *Service) Close() error {
 		errs = append(errs, w.close())
 	}
 	return errors.Join(errs...)
+}
+
+// bind returns ctx, also canceled when the service closes.
+func (s *Service) bind(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.done, func() { cancel(errors.New("warden is shutting down")) })
+	return ctx, func() { stop(); cancel(context.Canceled) }
 }
 
 // core is the core operations are gated through and recorded in.

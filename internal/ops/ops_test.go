@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -369,4 +371,35 @@ func TestTerminalReadlineCannotRewriteLines(t *testing.T) {
 	// edit the line; here they are the character
 	send("echo ar®b")
 	out.waitFor(t, "\nar®b")
+}
+
+// A search still running when the service closes (the daemon shutting
+// down) stops, whatever its caller's context says.
+func TestCloseStopsARunningSearch(t *testing.T) {
+	f := newFixture(t)
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(f.root, fmt.Sprintf("f%02d.txt", i)), []byte("needle\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	hide := func(string) bool {
+		once.Do(func() { close(entered) })
+		<-release // the search is stuck here until the service closed
+		return false
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := f.ws.Search(context.Background(), caller, "needle", search.Options{}, hide)
+		errc <- err
+	}()
+	<-entered
+	if err := f.svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-errc; err == nil {
+		t.Fatal("the search ran to its end after the service closed")
+	}
 }
