@@ -51,6 +51,11 @@ const (
 	// Notification hook, e.g. "Claude needs your permission to use
 	// Bash"): recorded and shown, it changes no status by itself.
 	AgentNotification Type = "agent.notification"
+
+	// AgentPermissionRequest is an agent showing its own permission prompt
+	// to its user (Claude Code's PermissionRequest hook): the agent waits
+	// for a person.
+	AgentPermissionRequest Type = "agent.permission_request"
 )
 
 // SourceClaudeCodeHooks is the source of the events Claude Code's hooks

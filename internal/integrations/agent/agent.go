@@ -10,6 +10,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // CredentialVar is the config-template variable that carries the
@@ -59,6 +60,9 @@ var (
 	ErrUnknownType = errors.New("agent: unknown agent type")
 	// ErrNoBinary: the agent's program was not found.
 	ErrNoBinary = errors.New("agent: program not found")
+	// ErrUnsupported: the agent's server is a version warden cannot work
+	// with (it lacks an API warden needs); retrying does not help.
+	ErrUnsupported = errors.New("agent: unsupported version")
 )
 
 // SetupInfo is static knowledge about one agent type: which version warden
@@ -209,4 +213,25 @@ type Replier interface {
 	// Reply answers request id; it fails when the agent no longer knows
 	// it.
 	Reply(ctx context.Context, id string, r Reply) error
+}
+
+// RestartFailure describes a failed automatic restart of a crashed server.
+type RestartFailure struct {
+	// Attempts counts the failed restarts since the crash (1 for the
+	// first).
+	Attempts int `json:"attempts"`
+	// Next is the pause before the next attempt (it grows to the
+	// manager's cap).
+	Next time.Duration `json:"next"`
+	// Err says why the last attempt failed.
+	Err error `json:"-"`
+}
+
+// RestartWatcher is implemented by a ServerManager that restarts crashed
+// servers by itself: OnRestartFailed registers fn, called after every
+// failed automatic restart (the next attempt follows after f.Next, until
+// the server starts, OnServerStarted, or is stopped). It returns the
+// unsubscribe function.
+type RestartWatcher interface {
+	OnRestartFailed(fn func(workspace string, f RestartFailure)) (unsubscribe func())
 }

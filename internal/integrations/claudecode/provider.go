@@ -57,10 +57,17 @@ type ProviderOptions struct {
 //   - approval.requested of the root or a child: waiting, until every
 //     requested approval is resolved (approval.resolved) or its session
 //     ends; then the status is what it was.
+//   - Claude's own permission prompt (event.AgentPermissionRequest, or an
+//     event.AgentNotification with data.notificationType
+//     "permission_prompt") in the root or a child: waiting, until that
+//     session's next activity (the tool's result, a new call or prompt, a
+//     Stop, an error, its end) shows the person answered.
+//   - a notification "idle_prompt" (Claude waits for the user's input) of
+//     the root: idle.
 //   - session.end of the root: none (everything about the session is
 //     forgotten); of a child: the child is forgotten.
 //   - subagent.spawn / subagent.complete and everything else only count as
-//     activity; Claude's notifications (event.AgentNotification) are ignored.
+//     activity; Claude's other notifications are ignored.
 //
 // Every event of the root or a child restarts the inactivity clock; Tick
 // turns busy into idle after IdleAfter without one (waiting never times
@@ -86,6 +93,7 @@ type Provider struct {
 	children  map[string]struct{} // the root's subagent sessions
 	busy      map[string]bool     // busy marks of the root and children
 	pending   map[string]string   // approval id → session
+	prompting map[string]bool     // sessions showing Claude's own permission prompt
 	last      time.Time           // the last event of the root or a child
 	status    agent.Status
 
@@ -119,6 +127,7 @@ func NewProvider(opts ProviderOptions) *Provider {
 		children:  map[string]struct{}{},
 		busy:      map[string]bool{},
 		pending:   map[string]string{},
+		prompting: map[string]bool{},
 		status:    agent.StatusNone,
 	}
 	if p.workspace != "" {
@@ -153,7 +162,16 @@ type eventData struct {
 	Status      string `json:"status"`
 	ApprovalID  string `json:"approvalId"`
 	StartSource string `json:"startSource"`
+	// NotificationType is Claude's notification_type of a notification
+	// ("permission_prompt", "idle_prompt", ...).
+	NotificationType string `json:"notificationType"`
 }
+
+// Claude Code's notification types the status follows.
+const (
+	notifyPermissionPrompt = "permission_prompt"
+	notifyIdlePrompt       = "idle_prompt"
+)
 
 // Observe applies one event of the hook door. Events of another workspace
 // or source, without a session, or arriving after Dispose are ignored.
@@ -183,7 +201,9 @@ func (p *Provider) apply(e event.Event, d eventData) {
 	sess := e.Session
 	switch e.Type {
 	case event.AgentNotification:
-		return // Claude's notices ("waiting for your input") say nothing reliable
+		if d.NotificationType != notifyPermissionPrompt && d.NotificationType != notifyIdlePrompt {
+			return // Claude's other notices say nothing about its status
+		}
 	case event.SessionStart:
 		p.start(sess, d)
 		return
@@ -197,17 +217,32 @@ func (p *Provider) apply(e event.Event, d eventData) {
 	switch e.Type {
 	case event.MessageUser, event.ToolCall, event.ToolResult:
 		p.busy[sess] = true
+		delete(p.prompting, sess) // the prompt was answered
+	case event.AgentPermissionRequest:
+		p.prompting[sess] = true
+	case event.AgentNotification:
+		switch {
+		case d.NotificationType == notifyPermissionPrompt:
+			p.prompting[sess] = true
+		case isRoot: // idle_prompt: Claude waits for the user's next prompt
+			clear(p.busy)
+			clear(p.prompting)
+		}
 	case event.SessionStatus:
+		delete(p.prompting, sess)
 		switch {
 		case !isRoot:
 		case d.Status == string(agent.StatusIdle):
 			clear(p.busy)
+			clear(p.prompting)
 		case d.Status == string(agent.StatusBusy):
 			p.busy[sess] = true
 		}
 	case event.SessionError:
+		delete(p.prompting, sess)
 		if isRoot {
 			clear(p.busy)
+			clear(p.prompting)
 		}
 	case event.ApprovalRequested:
 		if d.ApprovalID != "" {
@@ -222,6 +257,7 @@ func (p *Provider) apply(e event.Event, d eventData) {
 			clear(p.children)
 			clear(p.busy)
 			clear(p.pending)
+			clear(p.prompting)
 			return
 		}
 		p.forgetChild(sess)
@@ -263,6 +299,7 @@ func (p *Provider) setRoot(sess string) {
 	clear(p.children)
 	clear(p.busy)
 	clear(p.pending)
+	clear(p.prompting)
 }
 
 // tracked reports whether sess is the root or a child of it, registering a
@@ -289,7 +326,7 @@ func (p *Provider) adopt(sess string, t event.Type) bool {
 		return false
 	}
 	switch t {
-	case event.MessageUser, event.ToolCall, event.ToolResult, event.SessionStatus, event.ApprovalRequested:
+	case event.MessageUser, event.ToolCall, event.ToolResult, event.SessionStatus, event.ApprovalRequested, event.AgentPermissionRequest:
 	default:
 		return false
 	}
@@ -314,6 +351,7 @@ func (p *Provider) isChild(sess string) bool {
 func (p *Provider) forgetChild(sess string) {
 	delete(p.children, sess)
 	delete(p.busy, sess)
+	delete(p.prompting, sess)
 	for id, s := range p.pending {
 		if s == sess {
 			delete(p.pending, id)
@@ -359,7 +397,7 @@ func (p *Provider) compute() agent.Status {
 	switch {
 	case p.root == "" && !p.marked:
 		return agent.StatusNone
-	case len(p.pending) > 0:
+	case len(p.pending) > 0 || len(p.prompting) > 0:
 		return agent.StatusWaiting
 	}
 	for _, b := range p.busy {

@@ -69,6 +69,15 @@ func resolved(s, id string) event.Event {
 func notice(s string) event.Event {
 	return ev(event.AgentNotification, s, map[string]any{"message": "Claude is waiting for your input"})
 }
+func permRequest(s string) event.Event {
+	return ev(event.AgentPermissionRequest, s, map[string]any{"tool": "bash", "toolName": "Bash"})
+}
+func permNotice(s string) event.Event {
+	return ev(event.AgentNotification, s, map[string]any{"message": "Claude needs your permission to use Bash", "notificationType": "permission_prompt"})
+}
+func idleNotice(s string) event.Event {
+	return ev(event.AgentNotification, s, map[string]any{"message": "Claude is waiting for your input", "notificationType": "idle_prompt"})
+}
 
 // step is one thing done to the provider and the status expected after it.
 type step struct {
@@ -146,6 +155,16 @@ func TestProviderTransitions(t *testing.T) {
 		{"tick when idle changes nothing", []step{e(start(S), idle), tick(time.Hour, idle)}, S},
 		{"notifications ignored", []step{e(start(S), idle), e(prompt(S), busy), tick(9*time.Minute, busy), e(notice(S), busy), tick(time.Minute, idle)}, S},
 		{"notification does not adopt", []step{e(notice(S), none)}, ""},
+		{"own permission prompt waits until the tool runs", []step{e(start(S), idle), e(prompt(S), busy), e(call(S), busy), e(permRequest(S), waiting), e(permNotice(S), waiting), tick(time.Hour, waiting), e(result(S), busy), e(stop(S), idle)}, S},
+		{"permission notice alone waits", []step{e(start(S), idle), e(prompt(S), busy), e(call(S), busy), e(permNotice(S), waiting), e(call(S), busy)}, S},
+		{"rejected prompt waits until the next prompt", []step{e(start(S), idle), e(prompt(S), busy), e(call(S), busy), e(permRequest(S), waiting), e(prompt(S), busy)}, S},
+		{"idle notice after a rejected prompt is idle", []step{e(start(S), idle), e(prompt(S), busy), e(call(S), busy), e(permRequest(S), waiting), e(idleNotice(S), idle)}, S},
+		{"stop ends a prompt", []step{e(start(S), idle), e(prompt(S), busy), e(permRequest(S), waiting), e(stop(S), idle)}, S},
+		{"child's prompt waits, its result works again", []step{e(start(S), idle), e(prompt(S), busy), e(child(C, S), busy), e(call(C), busy), e(permRequest(C), waiting), e(result(C), busy)}, S},
+		{"child end drops its prompt", []step{e(start(S), idle), e(prompt(S), busy), e(child(C, S), busy), e(permRequest(C), waiting), e(end(C), busy)}, S},
+		{"prompt and approval: both must end", []step{e(start(S), idle), e(prompt(S), busy), e(asked(S, "ap"), waiting), e(resolved(S, "ap"), busy), e(permRequest(S), waiting), e(result(S), busy)}, S},
+		{"permission request adopts the session", []step{e(permRequest(S), waiting), e(result(S), busy)}, S},
+		{"root end drops the prompt", []step{e(start(S), idle), e(permRequest(S), waiting), e(end(S), none)}, ""},
 		{"other workspace ignored", []step{e(other(start(S)), none), e(start(S), idle), e(other(prompt(S)), idle), e(other(end(S)), idle)}, S},
 		{"workspace compared cleaned", []step{e(start(S), idle), e(trailing, busy)}, S},
 		{"other source ignored", []step{e(start(S), idle), e(otherSource(prompt(S)), idle)}, S},
@@ -227,6 +246,10 @@ func TestProviderFromHookPayloads(t *testing.T) {
 	gate("ag1")
 	feed(`{"session_id":"abc","hook_event_name":"PostToolUse","tool_name":"Bash","agent_id":"ag1","tool_use_id":"t1"}`, busy)
 	feed(`{"session_id":"abc","hook_event_name":"Notification","message":"Claude is waiting for your input"}`, busy)
+	gate("")
+	feed(`{"session_id":"abc","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`, waiting)
+	feed(`{"session_id":"abc","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}`, waiting)
+	feed(`{"session_id":"abc","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t2"}`, busy)
 	feed(`{"session_id":"abc","hook_event_name":"SubagentStop","agent_id":"ag1","agent_type":"general"}`, busy)
 	feed(`{"session_id":"abc","hook_event_name":"SessionStart","source":"compact"}`, busy)
 	feed(`{"session_id":"abc","hook_event_name":"Stop","stop_hook_active":false}`, idle)

@@ -188,12 +188,23 @@ func (c *Client) SessionStatuses(ctx context.Context) (map[string]SessionStatus,
 	return out, nil
 }
 
+// ErrOldServer is matched (errors.Is, along with agent.ErrUnsupported) by
+// the error of a server without OpenCode 1.x's permission API: no GET
+// /permission to list pending requests, and replies only through the older
+// POST /session/{id}/permissions/{permissionID}. warden refuses such a
+// server rather than follow its requests without being able to list them
+// after a reconnect or answer them reliably.
+var ErrOldServer = fmt.Errorf("%w: this OpenCode server has no permission API (GET /permission, POST /permission/{id}/reply): it is older than OpenCode 1.x; upgrade OpenCode (warden is tested with %s)", agent.ErrUnsupported, Version)
+
 // Permissions lists the pending permission requests of every session (GET
 // /permission). OpenCode keeps them in memory only: a restarted server has
-// none.
+// none. A server without the route fails with ErrOldServer.
 func (c *Client) Permissions(ctx context.Context) ([]PermissionRequest, error) {
 	var out []PermissionRequest
 	if err := c.do(ctx, http.MethodGet, "/permission", nil, http.StatusOK, &out); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, fmt.Errorf("%w (%v)", ErrOldServer, err)
+		}
 		return nil, err
 	}
 	return out, nil

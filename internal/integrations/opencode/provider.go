@@ -166,9 +166,13 @@ func (p *Provider) client(port int) *Client {
 // stream, then reads the sessions, their statuses and the pending permission
 // requests, and follows the stream in the background, reconnecting with
 // backoff when it ends, until Disconnect or Dispose. A connection already
-// running is dropped first. When the first attempt fails the provider stays
-// disconnected (status none) and the error is returned; ctx bounds that
-// attempt only.
+// running is dropped first. When the first attempt fails (the server
+// answers GET /event with an error, is not up yet, another process holds
+// the port) its error is returned and the provider stays disconnected
+// (status none), but keeps trying in the background with the same backoff
+// until an attempt succeeds, or Disconnect, Dispose or another Connect;
+// ctx bounds the first attempt only. A server warden cannot work with
+// (ErrOldServer, matching agent.ErrUnsupported) is not retried.
 func (p *Provider) Connect(ctx context.Context, port int) error {
 	if port <= 0 || port > 65535 {
 		return fmt.Errorf("opencode: connect: bad port %d", port)
@@ -183,8 +187,9 @@ func (p *Provider) Connect(ctx context.Context, port int) error {
 
 	loopCtx, stop := context.WithCancel(context.Background())
 	stream, early, err := p.attempt(ctx, loopCtx, port)
-	if err != nil {
+	if errors.Is(err, agent.ErrUnsupported) {
 		stop()
+		p.log.Error("not following this opencode server", "port", port, "err", err)
 		return err
 	}
 	done := make(chan struct{})
@@ -192,7 +197,10 @@ func (p *Provider) Connect(ctx context.Context, port int) error {
 	p.loopStop, p.loopDone = stop, done
 	p.mu.Unlock()
 	go p.loop(loopCtx, done, port, stream, early)
-	return nil
+	if err != nil {
+		p.log.Warn("could not connect to opencode; retrying with backoff", "port", port, "err", err)
+	}
+	return err
 }
 
 func (p *Provider) isDisposed() bool {
@@ -286,20 +294,23 @@ func (p *Provider) checkOwner(port int) error {
 	return nil
 }
 
-// loop follows the stream and reconnects until ctx ends.
+// loop follows the stream and reconnects until ctx ends. A nil stream (the
+// first attempt failed) starts with a reconnect.
 func (p *Provider) loop(ctx context.Context, done chan struct{}, port int, stream *EventStream, early []Event) {
 	defer close(done)
 	for {
-		p.follow(ctx, stream, early)
-		stream.Close()
-		if ctx.Err() != nil {
-			return
+		if stream != nil {
+			p.follow(ctx, stream, early)
+			stream.Close()
+			if ctx.Err() != nil {
+				return
+			}
+			p.update(func(s *State) Changes { p.connected = false; s.Reset(); return Changes{} })
 		}
-		p.update(func(s *State) Changes { p.connected = false; s.Reset(); return Changes{} })
 		var err error
 		stream, early, err = p.reconnect(ctx, port)
 		if err != nil {
-			return // ctx ended
+			return // ctx ended, or the server is not supported
 		}
 	}
 }
@@ -322,6 +333,12 @@ func (p *Provider) reconnect(ctx context.Context, port int) (*EventStream, []Eve
 		}
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
+		}
+		if errors.Is(err, agent.ErrUnsupported) {
+			// A restarted server of an unsupported version: retrying
+			// changes nothing.
+			p.log.Error("not following this opencode server", "port", port, "err", err)
+			return nil, nil, err
 		}
 		p.log.Info("opencode reconnect failed", "port", port, "err", err)
 		delay = p.opts.Backoff.next(delay)

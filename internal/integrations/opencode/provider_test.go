@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -479,5 +484,91 @@ func TestProviderNotifier(t *testing.T) {
 	defer sink.mu.Unlock()
 	if len(sink.asked) != 8*8 || len(sink.replied) != 8*7 {
 		t.Fatalf("sink: %d asked, %d replied", len(sink.asked), len(sink.replied))
+	}
+}
+
+// A first connection that fails (OpenCode answers its first GET /event
+// with 503) is retried with the backoff: the provider connects once the
+// server answers, without another Connect.
+func TestProviderRetriesAFailedFirstConnect(t *testing.T) {
+	t.Parallel()
+	oc := newOpenCode(t, false)
+	target, err := url.Parse(baseURL(oc.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused atomic.Int32
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // the event stream goes through as it comes
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/event" && refused.Add(1) <= 2 {
+			http.Error(w, `{"error":"starting"}`, http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	port := front.Listener.Addr().(*net.TCPAddr).Port
+
+	p := newTestProvider(t, nil, nil)
+	log := newStatusLog()
+	defer p.OnStatusChange(log.record)()
+	p.MarkActive()
+	err = p.Connect(testCtx(t), port)
+	var he *HTTPError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("first connect = %v, want the 503", err)
+	}
+	if p.Status() != agent.StatusNone {
+		t.Fatalf("status after a failed connect: %s", p.Status())
+	}
+	log.waitFor(t, 0, agent.StatusIdle)
+	if n := refused.Load(); n < 3 {
+		t.Fatalf("GET /event asked %d times, want the two refusals and a retry", n)
+	}
+	// Disconnect ends the retries and the connection.
+	p.Disconnect()
+	if p.Status() != agent.StatusNone {
+		t.Fatalf("status after disconnect: %s", p.Status())
+	}
+}
+
+// A server without OpenCode 1.x's permission API (GET /permission, the
+// reply route POST /permission/{id}/reply; older servers reply through
+// /session/{id}/permissions/{pid}) is refused with a message that says
+// so, and not retried.
+func TestProviderRefusesAServerWithoutThePermissionAPI(t *testing.T) {
+	t.Parallel()
+	oc := newOpenCode(t, false)
+	target, err := url.Parse(baseURL(oc.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/permission") {
+			http.NotFound(w, r) // as an OpenCode 0.x server answers
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	port := front.Listener.Addr().(*net.TCPAddr).Port
+
+	p := newTestProvider(t, nil, nil)
+	err = p.Connect(testCtx(t), port)
+	if !errors.Is(err, ErrOldServer) || !errors.Is(err, agent.ErrUnsupported) ||
+		!strings.Contains(err.Error(), "upgrade OpenCode") || !strings.Contains(err.Error(), Version) {
+		t.Fatalf("connect to an old server = %v, want ErrOldServer", err)
+	}
+	p.mu.Lock()
+	retrying := p.loopDone != nil
+	p.mu.Unlock()
+	if retrying {
+		t.Fatal("the provider keeps retrying a server it cannot work with")
+	}
+	if p.Status() != agent.StatusNone {
+		t.Fatalf("status %s", p.Status())
 	}
 }

@@ -74,6 +74,7 @@ type Manager struct {
 	locks    map[string]*sync.Mutex
 	started  map[int]func(string, int)
 	stopped  map[int]func(string, bool)
+	failed   map[int]func(string, agent.RestartFailure)
 	nextSub  int
 	closed   bool
 	restarts sync.WaitGroup
@@ -81,7 +82,10 @@ type Manager struct {
 	serial sync.Mutex
 }
 
-var _ agent.ServerManager = (*Manager)(nil)
+var (
+	_ agent.ServerManager  = (*Manager)(nil)
+	_ agent.RestartWatcher = (*Manager)(nil)
+)
 
 type server struct {
 	ws      string
@@ -129,6 +133,7 @@ func New(opts Options) *Manager {
 		opts: opts, log: log.With("agent", opts.Spec.Name),
 		servers: map[string]*server{}, lastPort: map[string]int{}, locks: map[string]*sync.Mutex{},
 		started: map[int]func(string, int){}, stopped: map[int]func(string, bool){},
+		failed: map[int]func(string, agent.RestartFailure){},
 	}
 }
 
@@ -291,7 +296,13 @@ func (m *Manager) kill(s *server) bool {
 	return true
 }
 
-// watch waits for a server to end; an end nobody asked for is a crash.
+// watch waits for a server to end; an end nobody asked for is a crash. A
+// crashed server is restarted with backoff (BackoffInitial doubling up to
+// BackoffMax; a server that ran for StableAfter starts again from
+// BackoffInitial) until a restart succeeds or the server is stopped. The
+// crash is told once (OnServerStopped); each failed restart goes to
+// OnRestartFailed with its count, and the crashed server stays the
+// workspace's record (not running) so StopServer ends the retries.
 func (m *Manager) watch(s *server) {
 	<-s.done
 	m.mu.Lock()
@@ -303,54 +314,75 @@ func (m *Manager) watch(s *server) {
 	if time.Since(s.up) >= m.opts.StableAfter {
 		failures = 1
 	}
-	delay := m.opts.BackoffInitial << (failures - 1)
-	if failures > 16 || delay > m.opts.BackoffMax {
-		delay = m.opts.BackoffMax
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancelRestart = cancel
 	subs := m.stoppedSubs()
 	m.restarts.Add(1)
 	m.mu.Unlock()
 	defer m.restarts.Done()
+	delay := m.backoff(failures)
 	m.log.Warn("agent server exited unexpectedly; restarting", "workspace", s.ws, "port", s.port, "state", s.cmd.ProcessState.String(), "in", delay, "output", s.tail.String())
 	for _, fn := range subs {
 		fn(s.ws, true)
 	}
 	// The crashed server's port stays ours for the restart.
 	m.opts.Ports.Release(s.port)
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(delay):
+	for attempts := 1; ; attempts++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		retry, err := m.restart(ctx, s, failures)
+		if !retry {
+			return
+		}
+		failures++
+		delay = m.backoff(failures)
+		m.log.Warn("agent server restart failed; trying again", "workspace", s.ws, "attempts", attempts, "in", delay, "err", err)
+		m.mu.Lock()
+		fsubs := m.failedSubs()
+		m.mu.Unlock()
+		for _, fn := range fsubs {
+			fn(s.ws, agent.RestartFailure{Attempts: attempts, Next: delay, Err: err})
+		}
 	}
+}
+
+// restart makes one attempt to start the crashed server s again. retry is
+// true when it failed and another attempt is due; s is then the
+// workspace's record again.
+func (m *Manager) restart(ctx context.Context, s *server, failures int) (retry bool, err error) {
 	l := m.lock(s.ws)
 	l.Lock()
 	defer l.Unlock()
 	m.mu.Lock()
-	current := m.servers[s.ws] == s && !s.stopping && ctx.Err() == nil
+	current := m.servers[s.ws] == s && !s.stopping && ctx.Err() == nil && !m.closed
 	if current {
 		delete(m.servers, s.ws)
 	}
 	m.mu.Unlock()
 	if !current {
-		return
+		return false, nil
 	}
-	if _, err := m.start(context.Background(), s.ws, failures); err != nil {
-		m.log.Error("agent server restart failed", "workspace", s.ws, "err", err)
-		// Try again later, with a longer pause, through a placeholder that
-		// looks like a crashed server.
-		ph := &server{ws: s.ws, port: s.port, done: make(chan struct{}), tail: s.tail, cmd: s.cmd, failures: failures}
-		close(ph.done)
+	if _, err := m.start(ctx, s.ws, failures); err != nil {
 		m.mu.Lock()
-		if !m.closed {
-			m.servers[s.ws] = ph
-			m.mu.Unlock()
-			go m.watch(ph)
-			return
+		defer m.mu.Unlock()
+		if m.closed || ctx.Err() != nil {
+			return false, err
 		}
-		m.mu.Unlock()
+		m.servers[s.ws] = s
+		return true, err
 	}
+	return false, nil
+}
+
+// backoff is the pause before restart number failures (1-based).
+func (m *Manager) backoff(failures int) time.Duration {
+	if failures > 16 {
+		return m.opts.BackoffMax
+	}
+	return min(m.opts.BackoffInitial<<(failures-1), m.opts.BackoffMax)
 }
 
 // StopServer implements agent.ServerManager.
@@ -479,6 +511,24 @@ func (m *Manager) OnServerStopped(fn func(string, bool)) func() {
 	m.nextSub++
 	m.stopped[id] = fn
 	return func() { m.mu.Lock(); delete(m.stopped, id); m.mu.Unlock() }
+}
+
+// OnRestartFailed implements agent.RestartWatcher.
+func (m *Manager) OnRestartFailed(fn func(string, agent.RestartFailure)) func() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := m.nextSub
+	m.nextSub++
+	m.failed[id] = fn
+	return func() { m.mu.Lock(); delete(m.failed, id); m.mu.Unlock() }
+}
+
+func (m *Manager) failedSubs() []func(string, agent.RestartFailure) {
+	out := make([]func(string, agent.RestartFailure), 0, len(m.failed))
+	for _, fn := range m.failed {
+		out = append(out, fn)
+	}
+	return out
 }
 
 func (m *Manager) startedSubs() []func(string, int) {

@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/ports"
 )
 
@@ -333,5 +335,142 @@ func TestTakenPortMovesAndProjectsStop(t *testing.T) {
 	}
 	if _, err := m.StartServer(ctx, other); err == nil {
 		t.Fatal("start after Dispose succeeded")
+	}
+}
+
+// A server that cannot be started again after a crash is retried with a
+// pause that grows to BackoffMax (a failed restart has no start time: it
+// must not count as a server that ran stably), the crash is told once,
+// and each failed attempt is told with its count.
+func TestUnrestartableServerBacksOffToItsCap(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var broken atomic.Bool
+	m := New(Options{
+		Spec: Spec{
+			Name: "test",
+			Command: func(ws string, port int) ([]string, []string, error) {
+				env := []string{"SERVERS_HELPER=" + strconv.Itoa(port)}
+				if broken.Load() {
+					env = append(env, "SERVERS_FAIL=1")
+				}
+				return []string{self}, env, nil
+			},
+			Healthy: probe,
+		},
+		Ports: ports.New(), StartTimeout: 10 * time.Second, StopTimeout: 300 * time.Millisecond,
+		ProbeInterval: 20 * time.Millisecond, BackoffInitial: 10 * time.Millisecond, BackoffMax: 80 * time.Millisecond,
+	})
+	t.Cleanup(func() { _ = m.Dispose(context.Background()) })
+	rec := record(m)
+	failures := make(chan agent.RestartFailure, 100)
+	m.OnRestartFailed(func(_ string, f agent.RestartFailure) { failures <- f })
+	ws := t.TempDir()
+	if _, err := m.StartServer(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, "started")
+	broken.Store(true)
+	if err := syscall.Kill(m.PID(ws), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, "crashed")
+	var next []time.Duration
+	for i := range 6 {
+		select {
+		case f := <-failures:
+			if f.Attempts != i+1 || f.Err == nil || !strings.Contains(f.Err.Error(), "config is broken") {
+				t.Fatalf("failure %d: %+v", i, f)
+			}
+			next = append(next, f.Next)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no failed restart %d", i+1)
+		}
+	}
+	want := []time.Duration{20, 40, 80, 80, 80, 80}
+	for i := range want {
+		if next[i] != want[i]*time.Millisecond {
+			t.Fatalf("pauses %v, want %v ms", next, want)
+		}
+	}
+	// The crash was told once; the failed attempts are not crashes.
+	select {
+	case got := <-rec.ch:
+		t.Fatalf("while retrying: %s", got)
+	default:
+	}
+	if m.IsRunning(ws) {
+		t.Fatal("running while every restart fails")
+	}
+	// Once it can start again it does, and stopping ends the retries.
+	broken.Store(false)
+	rec.wait(t, "started")
+	if _, err := m.StopServer(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, "stopped")
+}
+
+// Stopping a server whose restarts fail ends the retries.
+func TestStopEndsFailingRestarts(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var broken atomic.Bool
+	m := New(Options{
+		Spec: Spec{
+			Name: "test",
+			Command: func(ws string, port int) ([]string, []string, error) {
+				env := []string{"SERVERS_HELPER=" + strconv.Itoa(port)}
+				if broken.Load() {
+					env = append(env, "SERVERS_FAIL=1")
+				}
+				return []string{self}, env, nil
+			},
+			Healthy: probe,
+		},
+		Ports: ports.New(), StartTimeout: 10 * time.Second, StopTimeout: 300 * time.Millisecond,
+		ProbeInterval: 20 * time.Millisecond, BackoffInitial: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond,
+	})
+	t.Cleanup(func() { _ = m.Dispose(context.Background()) })
+	rec := record(m)
+	failures := make(chan agent.RestartFailure, 100)
+	m.OnRestartFailed(func(_ string, f agent.RestartFailure) { failures <- f })
+	ws := t.TempDir()
+	if _, err := m.StartServer(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, "started")
+	broken.Store(true)
+	if err := syscall.Kill(m.PID(ws), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, "crashed")
+	select {
+	case <-failures:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no failed restart")
+	}
+	if _, err := m.StopServer(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t, "stopped")
+	m.mu.Lock()
+	_, held := m.servers[ws]
+	m.mu.Unlock()
+	if held {
+		t.Fatal("the workspace still has a server record after stop")
+	}
+	// No restart is pending: Dispose returns once nothing is left to wait for.
+	if err := m.Dispose(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-rec.ch:
+		t.Fatalf("after stop: %s", got)
+	default:
 	}
 }

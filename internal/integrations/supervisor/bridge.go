@@ -117,6 +117,23 @@ func (b *bridge) Lost(ws string, ids []string) {
 	}
 }
 
+// forget closes every request of the workspace still waiting in warden as
+// lost, with reason: its provider is gone (`warden agents stop`, another
+// agent type took the workspace), so an answer could reach nobody.
+func (b *bridge) forget(ws, reason string) {
+	b.mu.Lock()
+	var ids []string
+	for _, br := range b.pending {
+		if br.ws == ws && !br.closed {
+			ids = append(ids, br.p.ID)
+		}
+	}
+	b.mu.Unlock()
+	for _, id := range ids {
+		b.close(ws, id, approval.Resolution{Outcome: approval.Lost, By: "warden", Reason: reason})
+	}
+}
+
 func (b *bridge) close(ws, id string, res approval.Resolution) {
 	b.mu.Lock()
 	br, ok := b.pending[key(ws, id)]

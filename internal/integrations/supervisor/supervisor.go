@@ -85,6 +85,9 @@ type Supervisor struct {
 	mu        sync.Mutex
 	providers map[string]*tracked
 	unsubs    []func()
+	// failing holds the workspaces whose crashed server cannot be
+	// restarted: the last failure, until a start or a stop.
+	failing map[string]agent.RestartFailure
 
 	records   chan []event.Event
 	recMu     sync.RWMutex
@@ -118,6 +121,7 @@ func New(opts Options) (*Supervisor, error) {
 	s := &Supervisor{
 		opts: opts, core: opts.Core, reg: opts.Registry, log: log, status: status.New(),
 		servers: map[agent.Type]agent.ServerManager{}, providers: map[string]*tracked{},
+		failing: map[string]agent.RestartFailure{},
 		records: make(chan []event.Event, 1024), done: make(chan struct{}),
 	}
 	s.bridge = &bridge{s: s, pending: map[string]*bridged{}}
@@ -141,6 +145,9 @@ func New(opts Options) (*Supervisor, error) {
 			m.OnServerStarted(func(ws string, port int) { s.serverStarted(t, ws, port) }),
 			m.OnServerStopped(func(ws string, crashed bool) { s.serverStopped(t, ws, crashed) }),
 		)
+		if rw, ok := m.(agent.RestartWatcher); ok {
+			s.unsubs = append(s.unsubs, rw.OnRestartFailed(func(ws string, f agent.RestartFailure) { s.restartFailed(t, ws, f) }))
+		}
 	}
 	s.unsubs = append(s.unsubs, s.status.OnChange(s.statusChanged))
 	return s, nil
@@ -332,10 +339,13 @@ func (s *Supervisor) provider(ws string, t agent.Type) (agent.Provider, error) {
 			p.Dispose()
 			return cur.p, nil
 		}
-		cur.p.Dispose()
+		s.providers[ws] = &tracked{typ: t, p: p}
+		s.mu.Unlock()
+		s.retire(ws, cur.p, fmt.Sprintf("the workspace's %s agent was replaced by %s; the request was not answered", cur.typ, t))
+	} else {
+		s.providers[ws] = &tracked{typ: t, p: p}
+		s.mu.Unlock()
 	}
-	s.providers[ws] = &tracked{typ: t, p: p}
-	s.mu.Unlock()
 	s.status.Register(ws, p)
 	return p, nil
 }
@@ -352,7 +362,15 @@ func (s *Supervisor) drop(ws string, p agent.Provider) {
 	delete(s.providers, ws)
 	s.mu.Unlock()
 	s.status.Unregister(ws)
+	s.retire(ws, p, "the workspace's agent is gone; the request was not answered")
+}
+
+// retire disposes a provider that no longer tracks the workspace and
+// closes its permission requests still waiting in warden as lost: nobody
+// is left to pass an answer to.
+func (s *Supervisor) retire(ws string, p agent.Provider, reason string) {
 	p.Dispose()
+	s.bridge.forget(ws, reason)
 }
 
 func (s *Supervisor) tracked(ws string) (*tracked, bool) {
@@ -363,7 +381,14 @@ func (s *Supervisor) tracked(ws string) (*tracked, bool) {
 }
 
 func (s *Supervisor) serverStarted(t agent.Type, ws string, port int) {
-	s.record(ws, event.AgentServer, map[string]any{"agent": t, "action": "started", "port": port, "pid": s.servers[t].PID(ws)})
+	data := map[string]any{"agent": t, "action": "started", "port": port, "pid": s.servers[t].PID(ws)}
+	s.mu.Lock()
+	if f, ok := s.failing[ws]; ok {
+		data["failedAttempts"] = f.Attempts
+		delete(s.failing, ws)
+	}
+	s.mu.Unlock()
+	s.record(ws, event.AgentServer, data)
 	p, err := s.provider(ws, t)
 	if err != nil {
 		s.log.Error("no provider for the started server", "workspace", ws, "err", err)
@@ -372,16 +397,43 @@ func (s *Supervisor) serverStarted(t agent.Type, ws string, port int) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := p.Connect(ctx, port); err != nil {
+		err := p.Connect(ctx, port)
+		switch {
+		case errors.Is(err, agent.ErrUnsupported):
+			s.log.Error("warden cannot follow this agent server", "workspace", ws, "port", port, "err", err)
+			s.record(ws, event.AgentServer, map[string]any{"agent": t, "action": "unsupported", "port": port, "error": err.Error()})
+		case err != nil:
 			s.log.Warn("could not connect to the agent server; the provider keeps trying", "workspace", ws, "port", port, "err", err)
 		}
 	}()
+}
+
+// restartFailed notes a failed automatic restart. Only the first of a
+// streak is recorded (the server went from "restarting" to "cannot be
+// restarted"); the count of later ones is shown by `warden agents` and
+// recorded with the next start.
+func (s *Supervisor) restartFailed(t agent.Type, ws string, f agent.RestartFailure) {
+	s.mu.Lock()
+	s.failing[ws] = f
+	s.mu.Unlock()
+	if f.Attempts != 1 {
+		return
+	}
+	data := map[string]any{"agent": t, "action": "restart-failed", "attempts": f.Attempts, "retryIn": f.Next.String()}
+	if f.Err != nil {
+		data["error"] = f.Err.Error()
+	}
+	s.record(ws, event.AgentServer, data)
 }
 
 func (s *Supervisor) serverStopped(t agent.Type, ws string, crashed bool) {
 	action := "stopped"
 	if crashed {
 		action = "crashed"
+	} else {
+		s.mu.Lock()
+		delete(s.failing, ws)
+		s.mu.Unlock()
 	}
 	s.record(ws, event.AgentServer, map[string]any{"agent": t, "action": action})
 }
@@ -453,6 +505,11 @@ type AgentInfo struct {
 	PID       int          `json:"pid,omitempty"`
 	// Env is what a terminal in the workspace needs (WARDEN_*).
 	Env map[string]string `json:"env,omitempty"`
+	// RestartAttempts counts the failed restarts of a crashed server that
+	// warden keeps retrying (0 when none fail); RestartError is the last
+	// one's reason.
+	RestartAttempts int    `json:"restartAttempts,omitempty"`
+	RestartError    string `json:"restartError,omitempty"`
 }
 
 // Agents lists every registered workspace with its agent.
@@ -498,6 +555,14 @@ func (s *Supervisor) info(w workspace.Workspace) AgentInfo {
 	if ai.Env == nil {
 		ai.Env = s.baseEnv(w.Path)
 	}
+	s.mu.Lock()
+	if f, ok := s.failing[w.Path]; ok {
+		ai.RestartAttempts = f.Attempts
+		if f.Err != nil {
+			ai.RestartError = f.Err.Error()
+		}
+	}
+	s.mu.Unlock()
 	return ai
 }
 
@@ -563,7 +628,7 @@ func (s *Supervisor) StopAgent(ctx context.Context, path string) (agent.StopResu
 		delete(s.providers, root)
 		s.mu.Unlock()
 		s.status.Unregister(root)
-		tr.p.Dispose()
+		s.retire(root, tr.p, "the agent was stopped (warden agents stop); the request was not answered")
 	}
 	if _, err := s.reg.SetAgent(root, ""); err != nil && !errors.Is(err, workspace.ErrNotFound) {
 		return res, err

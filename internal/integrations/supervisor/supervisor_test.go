@@ -45,6 +45,7 @@ type fakeServers struct {
 	running  map[string]bool
 	started  map[int]func(string, int)
 	stopped  map[int]func(string, bool)
+	failed   map[int]func(string, agent.RestartFailure)
 	next     int
 	starts   []string
 	stops    []string
@@ -54,11 +55,15 @@ type fakeServers struct {
 	startCalled chan string
 }
 
-var _ agent.ServerManager = (*fakeServers)(nil)
+var (
+	_ agent.ServerManager  = (*fakeServers)(nil)
+	_ agent.RestartWatcher = (*fakeServers)(nil)
+)
 
 func newFakeServers(port int) *fakeServers {
 	return &fakeServers{port: port, running: map[string]bool{}, started: map[int]func(string, int){},
-		stopped: map[int]func(string, bool){}, startCalled: make(chan string, 16)}
+		stopped: map[int]func(string, bool){}, failed: map[int]func(string, agent.RestartFailure){},
+		startCalled: make(chan string, 16)}
 }
 
 func (m *fakeServers) StartServer(_ context.Context, ws string) (int, error) {
@@ -158,6 +163,39 @@ func (m *fakeServers) OnServerStopped(fn func(string, bool)) func() {
 	m.next++
 	m.stopped[id] = fn
 	return func() { m.mu.Lock(); delete(m.stopped, id); m.mu.Unlock() }
+}
+
+func (m *fakeServers) OnRestartFailed(fn func(string, agent.RestartFailure)) func() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := m.next
+	m.next++
+	m.failed[id] = fn
+	return func() { m.mu.Lock(); delete(m.failed, id); m.mu.Unlock() }
+}
+
+// crash ends the workspace's server as a crash, then reports failures
+// failed restarts, as servers.Manager does for a server it cannot restart.
+func (m *fakeServers) crash(ws string, failures int) {
+	m.mu.Lock()
+	delete(m.running, ws)
+	var stopped []func(string, bool)
+	for _, fn := range m.stopped {
+		stopped = append(stopped, fn)
+	}
+	var failed []func(string, agent.RestartFailure)
+	for _, fn := range m.failed {
+		failed = append(failed, fn)
+	}
+	m.mu.Unlock()
+	for _, fn := range stopped {
+		fn(ws, true)
+	}
+	for i := 1; i <= failures; i++ {
+		for _, fn := range failed {
+			fn(ws, agent.RestartFailure{Attempts: i, Next: min(time.Second<<i, 30*time.Second), Err: errors.New("opencode exited: config is broken")})
+		}
+	}
 }
 
 func (m *fakeServers) Dispose(context.Context) error {
@@ -1041,5 +1079,88 @@ func TestFailedStartLeavesNoProviderBehind(t *testing.T) {
 	eventually(t, "claude-code followed again", func() bool {
 		ai, err := f.s.Agent(ws)
 		return err == nil && ai.Agent == agent.ClaudeCode && ai.Status == agent.StatusIdle && ai.Session == "sess-2"
+	})
+}
+
+// A server that cannot be restarted is one crash and one failed restart
+// in the log, however often it is retried; `warden agents` shows the count,
+// and the start that finally works records it.
+func TestFailingRestartsAreRecordedOnce(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	ws := f.addWorkspace(t)
+	f.run(t)
+	if _, err := f.s.StartAgent(t.Context(), ws, agent.OpenCode); err != nil {
+		t.Fatal(err)
+	}
+	f.servers.crash(ws, 7)
+	ai, err := f.s.Agent(ws)
+	if err != nil || ai.Running || ai.RestartAttempts != 7 || !strings.Contains(ai.RestartError, "config is broken") {
+		t.Fatalf("Agent while failing = %+v, %v", ai, err)
+	}
+	if _, err := f.s.StartAgent(t.Context(), ws, agent.OpenCode); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	eventually(t, "four agent.server records", func() bool {
+		got = got[:0]
+		for _, e := range f.events(t, event.AgentServer) {
+			got = append(got, dataOf(t, e))
+		}
+		return len(got) >= 4
+	})
+	want := []string{"started", "crashed", "restart-failed", "started"}
+	if len(got) != len(want) {
+		t.Fatalf("agent.server records %v, want %v", got, want)
+	}
+	for i, d := range got {
+		if d["action"] != want[i] {
+			t.Fatalf("agent.server records %v, want actions %v", got, want)
+		}
+	}
+	if got[2]["attempts"] != 1.0 || !strings.Contains(got[2]["error"].(string), "config is broken") {
+		t.Fatalf("restart-failed record %v", got[2])
+	}
+	if got[3]["failedAttempts"] != 7.0 {
+		t.Fatalf("started record %v, want failedAttempts 7", got[3])
+	}
+	if ai, _ := f.s.Agent(ws); ai.RestartAttempts != 0 || ai.RestartError != "" {
+		t.Fatalf("Agent after the start = %+v", ai)
+	}
+}
+
+// Stopping an agent closes its permission requests waiting in warden as
+// lost: nobody is left to answer, and approving one would do nothing.
+func TestStopAgentClosesItsApprovalsAsLost(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	ws := f.addWorkspace(t)
+	other := f.addWorkspace(t)
+	f.run(t)
+	p := newFakeProvider("ses_test")
+	f.track(ws, p)
+	po := newFakeProvider("ses_other")
+	f.track(other, po)
+	f.s.bridge.Asked(ws, bashPermission("per_a", "ls"))
+	f.s.bridge.Asked(other, bashPermission("per_o", "pwd"))
+	req := waitApproval(t, f.c, "per_a")
+	waitApproval(t, f.c, "per_o")
+	if _, err := f.s.StopAgent(t.Context(), ws); err != nil {
+		t.Fatal(err)
+	}
+	rs := f.resolutions(t, "per_a")
+	if len(rs) != 1 || rs[0]["outcome"] != string(approval.Lost) || rs[0]["approvalId"] != req.ID ||
+		!strings.Contains(rs[0]["reason"].(string), "stopped") {
+		t.Fatalf("approval.resolved of per_a = %v, want lost", rs)
+	}
+	if !p.isDisposed() {
+		t.Fatal("the stopped agent's provider was not disposed")
+	}
+	p.noReply(t)
+	// The other workspace's request still waits.
+	if l := f.c.Approvals(); len(l) != 1 || l[0].CallID != "per_o" {
+		t.Fatalf("approvals after stop: %+v", l)
+	}
+	eventually(t, "the bridge to forget per_a", func() bool {
+		pend := f.s.PendingPermissions()
+		return len(pend[ws]) == 0 && len(pend[other]) == 1
 	})
 }

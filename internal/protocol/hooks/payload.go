@@ -39,7 +39,7 @@ const (
 	// TypePermissionRequest records Claude's PermissionRequest hook: Claude
 	// is about to show its own permission dialog. warden's own gate already
 	// ran in PreToolUse; this is Claude's second opinion, kept for the audit.
-	TypePermissionRequest event.Type = "agent.permission_request"
+	TypePermissionRequest = event.AgentPermissionRequest
 	// TypeHook records a hook event this door does not know (a newer Claude),
 	// kept as-is: data.hookEventName and data.payload.
 	TypeHook event.Type = "agent.hook"
