@@ -151,6 +151,13 @@ func (h hookRun) run(ctx context.Context) error {
 		return h.answerGate(status, answer)
 	}
 	switch {
+	case err == nil && status == http.StatusAccepted:
+		// The daemon's log could not write; it kept the event (or counted
+		// it as dropped). Spooling here would only hit the same disk.
+		var held hooks.HeldAnswer
+		_ = json.Unmarshal(answer, &held)
+		fmt.Fprintf(h.o.stderr, "warden: %s event not recorded yet (%s); warden kept it: %s\n", head.HookEventName, held.Error, held.Held)
+		return nil
 	case err == nil && status/100 == 2:
 		return nil
 	case err == nil && status/100 == 4:

@@ -56,6 +56,13 @@ const (
 	// to its user (Claude Code's PermissionRequest hook): the agent waits
 	// for a person.
 	AgentPermissionRequest Type = "agent.permission_request"
+
+	// The log's own records, in SystemSession: LogDropped counts events
+	// that could be neither recorded nor held while the log could not
+	// write (a full disk), recorded once it can again; LogPruned says
+	// which events `warden events prune` removed.
+	LogDropped Type = "log.dropped"
+	LogPruned  Type = "log.pruned"
 )
 
 // SourceClaudeCodeHooks is the source of the events Claude Code's hooks

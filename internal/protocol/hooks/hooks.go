@@ -77,6 +77,19 @@ type Handler struct {
 	// Confiner, when set, rewrites allowed Bash calls; the verdict then
 	// carries the tool input to run instead (Claude's updatedInput).
 	Confiner Confiner
+
+	// holdback keeps non-gating events the log could not take (set by
+	// NewIngester); without one such a failure is a 503.
+	holdback *Ingester
+}
+
+// HeldAnswer is the 202 answer to a non-gating event the log could not take:
+// Held says where it waits (spool, memory) or that it was dropped (and
+// counted: a log.dropped event reports it once the log writes again).
+type HeldAnswer struct {
+	OK    bool   `json:"ok"`
+	Held  Held   `json:"held"`
+	Error string `json:"error"`
 }
 
 // NewHandler returns the hook door over c. Every request must be signed with
@@ -158,7 +171,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := h.core.Record(r.Context(), p.Events(ws, "", time.Time{})...); err != nil {
 		h.logger.Error("hooks: could not record event", "hook", p.HookEventName, "session", p.SessionID, "err", err)
-		writeErr(w, http.StatusServiceUnavailable, "warden could not record the event: "+err.Error())
+		if h.holdback == nil || r.Context().Err() != nil {
+			writeErr(w, http.StatusServiceUnavailable, "warden could not record the event: "+err.Error())
+			return
+		}
+		// The log cannot write (a full disk): the event is kept for later,
+		// or counted as dropped. Either way the hook's client has nothing
+		// better to do (its own spool is on the same disk).
+		held := h.holdback.Hold(ws, p.HookEventName, body, err)
+		writeJSONStatus(w, http.StatusAccepted, HeldAnswer{OK: held != HeldDropped, Held: held, Error: "warden could not record the event: " + err.Error()})
 		return
 	}
 	writeJSON(w, map[string]bool{"ok": true})
@@ -218,14 +239,16 @@ func (h *Handler) gate(w http.ResponseWriter, r *http.Request, p *Payload, ws st
 	writeJSON(w, out)
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, v any) { writeJSONStatus(w, http.StatusOK, v) }
+
+func writeJSONStatus(w http.ResponseWriter, code int, v any) {
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(v); err != nil {
 		writeErr(w, http.StatusInternalServerError, "internal error")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(code)
 	_, _ = w.Write(buf.Bytes())
 }
 

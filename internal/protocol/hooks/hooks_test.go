@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -552,5 +553,65 @@ func TestAllowCarriesUpdatedInput(t *testing.T) {
 	code, body = post(t, srv.URL, bash("ls -la"), nil)
 	if code != 200 || json.Unmarshal([]byte(body), &v) != nil || v.Allow || v.Decision != "deny" || !strings.Contains(v.Reason, "the log is gone") {
 		t.Fatalf("failing confiner: %d %s", code, body)
+	}
+}
+
+// sometimesCore fails every Record while full is set (a log that cannot
+// write), and records normally otherwise.
+type sometimesCore struct {
+	*core.Core
+	full *atomic.Bool
+}
+
+func (s sometimesCore) Record(ctx context.Context, evs ...event.Event) ([]event.Event, error) {
+	if s.full.Load() {
+		return nil, errors.New("database or disk is full")
+	}
+	return s.Core.Record(ctx, evs...)
+}
+
+// When only the log cannot write (the spool dir can), a non-gating event is
+// spooled, answered 202, and recorded by the next ingest.
+func TestRecordFailureIsSpooled(t *testing.T) {
+	c := coretest.New(t, coretest.Options{})
+	var full atomic.Bool
+	h := NewHandler(sometimesCore{c, &full}, proof.NewRequestVerifier(testKey), nil)
+	in := NewIngester(h, filepath.Join(t.TempDir(), SpoolDirName))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	full.Store(true)
+	code, body := post(t, srv.URL, stop, nil)
+	var a HeldAnswer
+	if err := json.Unmarshal([]byte(body), &a); err != nil || code != http.StatusAccepted || !a.OK || a.Held != HeldSpool {
+		t.Fatalf("record failure: %d %s", code, body)
+	}
+	full.Store(false)
+	if n, err := in.Ingest(t.Context()); err != nil || n != 1 {
+		t.Fatalf("ingest: %d %v", n, err)
+	}
+	evs, _ := c.Events(t.Context(), store.Filter{Session: sid, Types: []event.Type{event.SessionStatus}})
+	if len(evs) != 1 {
+		t.Fatalf("the spooled Stop was not recorded: %d events", len(evs))
+	}
+	if h, d := in.Pending(); h != 0 || d != 0 {
+		t.Fatalf("pending: %d held, %d dropped", h, d)
+	}
+}
+
+func TestSpoolIsBounded(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), SpoolDirName)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "00-big.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxSpoolBytes); err != nil { // sparse: no real disk used
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := WriteSpool(dir, SpoolEntry{Workspace: ws, Payload: json.RawMessage(stop)}); !errors.Is(err, ErrSpoolFull) {
+		t.Fatalf("WriteSpool past the bound: %v, want ErrSpoolFull", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/store"
 )
 
@@ -27,6 +29,27 @@ const SpoolDirName = "spool"
 // rejectedDirName holds spooled files that can never be ingested (kept for
 // a person to look at, not retried).
 const rejectedDirName = "rejected"
+
+// The spool's bounds: WriteSpool refuses (ErrSpoolFull) an entry that would
+// take the spool dir past MaxSpoolFiles files or MaxSpoolBytes bytes, so a
+// daemon that stays down or a log that cannot write never fills the disk
+// through the spool.
+const (
+	MaxSpoolFiles = 10000
+	MaxSpoolBytes = 256 << 20
+)
+
+// ErrSpoolFull is WriteSpool's answer when the spool is at its bound.
+var ErrSpoolFull = errors.New("the spool is full")
+
+// The daemon's holdback bounds (Ingester.Hold): events the log could not
+// take and the spool dir could not hold either (a full disk) wait in memory,
+// up to DefaultMaxHeld entries and DefaultMaxHeldBytes bytes of payload;
+// beyond that they are counted as dropped.
+const (
+	DefaultMaxHeld      = 4096
+	DefaultMaxHeldBytes = 64 << 20
+)
 
 // SpoolEntry is one spooled hook event: one file in the spool dir.
 type SpoolEntry struct {
@@ -44,21 +67,18 @@ type SpoolEntry struct {
 // WriteSpool writes one entry into dir atomically (a synced temp file
 // renamed into place) and returns its path. It fills in ID and Time when
 // they are empty. File names sort in the order the entries were written.
+// It refuses with ErrSpoolFull when the spool is at its bound.
 func WriteSpool(dir string, e SpoolEntry) (string, error) {
-	if e.Time.IsZero() {
-		e.Time = time.Now().UTC()
-	}
-	if e.ID == "" {
-		var b [8]byte
-		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-		e.ID = fmt.Sprintf("%020d-%s", e.Time.UnixNano(), hex.EncodeToString(b[:]))
-	}
+	e.fill()
 	data, err := json.Marshal(e)
 	if err != nil {
 		return "", fmt.Errorf("encode spool entry: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create spool dir %s: %w", dir, err)
+	}
+	if files, size := spoolUsage(dir); files+1 > MaxSpoolFiles || size+int64(len(data)) > MaxSpoolBytes {
+		return "", fmt.Errorf("spool %s holds %d files, %d bytes: %w", dir, files, size, ErrSpoolFull)
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
@@ -88,23 +108,197 @@ func WriteSpool(dir string, e SpoolEntry) (string, error) {
 	return path, nil
 }
 
+// fill gives e an ID and a time when it has none.
+func (e *SpoolEntry) fill() {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if e.ID == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+		e.ID = fmt.Sprintf("%020d-%s", e.Time.UnixNano(), hex.EncodeToString(b[:]))
+	}
+}
+
+// spoolUsage counts the entries in dir and their bytes.
+func spoolUsage(dir string) (files int, size int64) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			files++
+			size += fi.Size()
+		}
+	}
+	return files, size
+}
+
 // Ingester moves spooled hook events into the log, oldest first, deleting
 // each file only after its events are durable. An entry whose spoolId is
 // already in the log (warden stopped between recording and deleting) is
 // deleted without being recorded again: nothing lost, nothing duplicated.
+//
+// It is also the hook door's holdback (Hold): a non-gating event the log
+// could not take is spooled, held in memory when the spool cannot take it
+// either, or counted as dropped; Ingest records them once the log writes
+// again, then one log.dropped event with the count.
 type Ingester struct {
 	h      *Handler
 	dir    string
 	logger *slog.Logger
 
+	// MaxHeld and MaxHeldBytes bound the events held in memory (defaults
+	// DefaultMaxHeld, DefaultMaxHeldBytes). Set them before use.
+	MaxHeld      int
+	MaxHeldBytes int
+
 	mu      sync.Mutex
 	seen    map[string]bool // spool ids known to be in the log
 	checked map[string]bool // sessions whose spool ids were read from the log
+
+	hmu       sync.Mutex // guards the holdback below; never held while recording
+	held      []SpoolEntry
+	heldBytes int
+	drops     dropCount
 }
 
-// NewIngester returns an ingester of the spool dir dir through h.
+// dropCount is what log.dropped reports.
+type dropCount struct {
+	total       int
+	byHook      map[string]int
+	first, last time.Time
+	reason      string
+}
+
+// Held says what Hold did with an event.
+type Held string
+
+// Hold's outcomes.
+const (
+	HeldSpool   Held = "spool"   // written to the spool dir
+	HeldMemory  Held = "memory"  // kept in the daemon's memory
+	HeldDropped Held = "dropped" // neither: counted, reported by log.dropped
+)
+
+// NewIngester returns an ingester of the spool dir dir through h, and makes
+// it h's holdback: from then on h hands it the non-gating events the log
+// could not take.
 func NewIngester(h *Handler, dir string) *Ingester {
-	return &Ingester{h: h, dir: dir, logger: h.logger, seen: map[string]bool{}, checked: map[string]bool{}}
+	in := &Ingester{
+		h: h, dir: dir, logger: h.logger, seen: map[string]bool{}, checked: map[string]bool{},
+		MaxHeld: DefaultMaxHeld, MaxHeldBytes: DefaultMaxHeldBytes,
+	}
+	h.holdback = in
+	return in
+}
+
+// Hold keeps a non-gating hook event the log could not take (why): in the
+// spool dir when it can, else in memory within the bounds, else it counts it
+// as dropped. Ingest records what is held, in order, once the log writes.
+func (in *Ingester) Hold(ws, hook string, body []byte, why error) Held {
+	e := SpoolEntry{Workspace: ws, Payload: slices.Clone(body)}
+	e.fill()
+	in.hmu.Lock()
+	defer in.hmu.Unlock()
+	if len(in.held) == 0 {
+		// Nothing is waiting in memory, so the spool keeps the order.
+		_, err := WriteSpool(in.dir, e)
+		if err == nil {
+			return HeldSpool
+		}
+		in.logger.Warn("hooks: could not spool an event the log refused", "hook", hook, "err", err)
+	}
+	if len(in.held) < in.MaxHeld && in.heldBytes+len(e.Payload) <= in.MaxHeldBytes {
+		in.held = append(in.held, e)
+		in.heldBytes += len(e.Payload)
+		return HeldMemory
+	}
+	d := &in.drops
+	if d.byHook == nil {
+		d.byHook = map[string]int{}
+	}
+	if d.total == 0 {
+		d.first = e.Time
+	}
+	d.total++
+	d.byHook[hook]++
+	d.last = e.Time
+	d.reason = why.Error()
+	in.logger.Error("hooks: event dropped: the log cannot write and the holdback is full; counted", "hook", hook, "dropped", d.total)
+	return HeldDropped
+}
+
+// Pending returns how many events are held in memory and how many were
+// dropped and not yet reported.
+func (in *Ingester) Pending() (held, dropped int) {
+	in.hmu.Lock()
+	defer in.hmu.Unlock()
+	return len(in.held), in.drops.total
+}
+
+// flushHeld records the events held in memory, oldest first, then the drop
+// count; it stops at the first failure (the rest wait).
+func (in *Ingester) flushHeld(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		in.hmu.Lock()
+		if len(in.held) == 0 {
+			in.hmu.Unlock()
+			break
+		}
+		e := in.held[0]
+		in.hmu.Unlock()
+		b, err := json.Marshal(e)
+		if err != nil {
+			return n, fmt.Errorf("encode held event: %w", err)
+		}
+		recorded, err := in.record(ctx, b, "held event "+e.ID)
+		if errors.Is(err, errUnusable) {
+			in.logger.Warn("hooks: held event cannot be recorded; dropped", "err", err)
+		} else if err != nil {
+			return n, err
+		}
+		if recorded {
+			n++
+		}
+		in.hmu.Lock()
+		in.held = in.held[1:]
+		in.heldBytes -= len(e.Payload)
+		in.hmu.Unlock()
+	}
+	in.hmu.Lock()
+	d := in.drops
+	d.byHook = maps.Clone(d.byHook)
+	in.hmu.Unlock()
+	if d.total == 0 {
+		return n, nil
+	}
+	data, err := json.Marshal(map[string]any{
+		"dropped": d.total, "byHook": d.byHook, "source": Source,
+		"first": d.first, "last": d.last, "reason": d.reason,
+	})
+	if err != nil {
+		return n, fmt.Errorf("encode drop count: %w", err)
+	}
+	if _, err := in.h.core.Record(ctx, event.Event{Session: event.SystemSession, Type: event.LogDropped, Source: Source, Data: data}); err != nil {
+		return n, fmt.Errorf("record the count of dropped events: %w", err)
+	}
+	in.logger.Warn("hooks: recorded the count of events dropped while the log could not write", "dropped", d.total)
+	in.hmu.Lock()
+	in.drops.total -= d.total
+	for k, v := range d.byHook {
+		in.drops.byHook[k] -= v
+		if in.drops.byHook[k] == 0 {
+			delete(in.drops.byHook, k)
+		}
+	}
+	in.hmu.Unlock()
+	return n, nil
 }
 
 // Run ingests now and then every interval until ctx ends.
@@ -167,7 +361,8 @@ func (in *Ingester) Ingest(ctx context.Context) (int, error) {
 			n++
 		}
 	}
-	return n, nil
+	m, err := in.flushHeld(ctx)
+	return n + m, err
 }
 
 // one ingests one file; recorded says whether events were appended.
@@ -179,27 +374,45 @@ func (in *Ingester) one(ctx context.Context, path string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
-	e, p, ws, err := DecodeSpoolEntry(b)
-	if err != nil {
+	recorded, err := in.record(ctx, b, "spooled "+filepath.Base(path))
+	if errors.Is(err, errUnusable) {
 		in.reject(path, err)
 		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Recorded but not deleted: the seen set skips it next time.
+		return recorded, fmt.Errorf("remove spooled %s: %w", path, err)
+	}
+	return recorded, nil
+}
+
+// errUnusable marks an entry that can never be recorded.
+var errUnusable = errors.New("unusable spool entry")
+
+// record records one encoded entry unless its spool id is in the log
+// already; recorded says whether it appended. An entry that can never be
+// recorded fails with errUnusable.
+func (in *Ingester) record(ctx context.Context, b []byte, what string) (recorded bool, err error) {
+	e, p, ws, err := DecodeSpoolEntry(b)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", errUnusable, err)
 	}
 	evs := p.Events(ws, e.ID, e.Time)
 	done, err := in.inLog(ctx, evs[0].Session, e.ID)
 	if err != nil {
 		return false, err
 	}
-	if !done {
-		if _, err := in.h.core.Record(ctx, evs...); err != nil {
-			return false, fmt.Errorf("record spooled %s: %w", filepath.Base(path), err)
-		}
-		in.seen[e.ID] = true
+	if done {
+		return false, nil
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		// Recorded but not deleted: the seen set skips it next time.
-		return !done, fmt.Errorf("remove spooled %s: %w", path, err)
+	if _, err := in.h.core.Record(ctx, evs...); err != nil {
+		return false, fmt.Errorf("record %s: %w", what, err)
 	}
-	return !done, nil
+	in.seen[e.ID] = true
+	return true, nil
 }
 
 // DecodeSpoolEntry parses and validates one spool file: the entry, its
