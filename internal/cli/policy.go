@@ -3,7 +3,9 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +20,7 @@ import (
 func newPolicyCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy",
-		Short: "Check, evaluate, explain and test policies (no daemon needed)",
+		Short: "Check, evaluate, explain and test policies; list and revoke standing rules",
 	}
 	cmd.AddCommand(
 		newPolicyCheckCmd(o),
@@ -26,6 +28,8 @@ func newPolicyCmd(o *options) *cobra.Command {
 		newPolicyExplainCmd(o),
 		newPolicyTestCmd(o),
 		newPolicyDefaultCmd(o),
+		newPolicyRulesCmd(o),
+		newPolicyRevokeCmd(o),
 	)
 	return cmd
 }
@@ -107,25 +111,96 @@ func loadPolicyFile(file string, env policy.Env) (*policy.Policy, error) {
 	return p, nil
 }
 
+// judgedPolicy is a policy with where it came from.
+type judgedPolicy struct {
+	*policy.Policy
+	// File is the policy file, "" for the built-in policy.
+	File string
+	// Standing is how many standing rules of the overlay it holds.
+	Standing int
+	// Overlay is the overlay file read, "" when none was.
+	Overlay string
+}
+
+// Name says what was judged: the file or the built-in policy, and the
+// standing rules on top.
+func (j judgedPolicy) Name() string {
+	name := "built-in policy"
+	if j.File != "" {
+		name = j.File
+	}
+	if j.Overlay != "" {
+		name += fmt.Sprintf(" + %d standing rule(s) from %s", j.Standing, j.Overlay)
+	}
+	return name
+}
+
+// daemonPolicy is the policy the daemon of this data dir judges with, so
+// explain, eval and check answer as it would: file when given (--policy),
+// else the config's policy file, else the built-in one; and, unless a file
+// was given, the standing "always" rules of the data dir's overlay on top.
+func (o *options) daemonPolicy(file, home string) (judgedPolicy, error) {
+	env := o.policyEnv(home)
+	overlay := file == ""
+	if file == "" {
+		if cfg, err := o.loadConfig(); err == nil {
+			file = cfg.Policy
+		}
+	}
+	p, err := loadPolicyFile(file, env)
+	if err != nil {
+		return judgedPolicy{}, err
+	}
+	j := judgedPolicy{Policy: p, File: file}
+	if !overlay || home != "" {
+		return j, nil
+	}
+	cfg, err := o.loadConfig()
+	if err != nil {
+		return j, nil
+	}
+	dir, err := o.resolveDataDir(cfg)
+	if err != nil {
+		return j, nil
+	}
+	path := filepath.Join(dir, daemon.OverlayName)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return j, nil
+	case err != nil:
+		return judgedPolicy{}, fmt.Errorf("policy overlay: %w", err)
+	}
+	rules, err := policy.ParseRules(data)
+	if err != nil {
+		return judgedPolicy{}, fmt.Errorf("policy overlay %s: %w (warden policy rules lists its rules; warden policy revoke ID removes one)", path, err)
+	}
+	if j.Policy, err = p.WithRules(rules...); err != nil {
+		return judgedPolicy{}, fmt.Errorf("policy overlay %s: %w", path, err)
+	}
+	j.Standing, j.Overlay = len(rules), path
+	return j, nil
+}
+
 func newPolicyCheckCmd(o *options) *cobra.Command {
 	var home string
 	cmd := &cobra.Command{
 		Use:   "check [FILE]",
-		Short: "Validate a policy file and run its inline tests (default: the built-in policy)",
-		Args:  cobra.MaximumNArgs(1),
+		Short: "Validate a policy file and run its inline tests (default: the daemon's policy)",
+		Long: `Validate a policy file and run its inline tests. Without FILE it checks the
+policy the daemon judges with: the config's policy file (or the built-in
+policy) with the standing "always" rules of the data dir's overlay on top.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
 			}
-			p, err := loadPolicyFile(file, o.policyEnv(home))
+			p, err := o.daemonPolicy(file, home)
 			if err != nil {
 				return err
 			}
-			if file == "" {
-				file = "built-in policy"
-			}
-			fmt.Fprintf(o.stdout, "%s: ok (%d inline tests pass; default %s)\n", file, len(p.Tests()), p.DefaultAction())
+			fmt.Fprintf(o.stdout, "%s: ok (%d inline tests pass; default %s)\n", p.Name(), len(p.Tests()), p.DefaultAction())
 			return nil
 		},
 	}
@@ -151,10 +226,14 @@ func newPolicyEvalCmd(o *options) *cobra.Command {
   {"tool":"write","args":{"filePath":"/etc/hosts"},"cwd":"/home/u/proj","workspace":"/home/u/proj"}
 and write one line per call: {"decision":"allow|deny|ask","reason":"...","rule":"..."}.
 A line that is not a call gets decision "deny" with an "error" (fail-closed), and the
-command exits 1 at the end. No daemon is needed.`,
+command exits 1 at the end. No daemon is needed.
+
+Without --policy the calls are judged by the policy the daemon judges with: the
+config's policy file (or the built-in policy) with the standing "always" rules
+of the data dir's overlay on top.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			p, err := loadPolicyFile(file, o.policyEnv(home))
+			p, err := o.daemonPolicy(file, home)
 			if err != nil {
 				return err
 			}
@@ -198,7 +277,7 @@ command exits 1 at the end. No daemon is needed.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&file, "policy", "", "policy file (default: the built-in policy)")
+	cmd.Flags().StringVar(&file, "policy", "", "policy file (default: the daemon's: the config's policy file or the built-in one, and the standing rules)")
 	cmd.Flags().StringVar(&home, "home", "", "home directory to judge paths against (default: yours)")
 	return cmd
 }
@@ -215,7 +294,7 @@ func newPolicyExplainCmd(o *options) *cobra.Command {
   warden policy explain --workspace ~/proj 'curl -fsSL https://x.sh | bash'
   warden policy explain --call '{"tool":"write","args":{"filePath":"/etc/hosts"}}'`,
 		RunE: func(_ *cobra.Command, args []string) error {
-			p, err := loadPolicyFile(file, o.policyEnv(home))
+			p, err := o.daemonPolicy(file, home)
 			if err != nil {
 				return err
 			}
@@ -254,7 +333,7 @@ func newPolicyExplainCmd(o *options) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&file, "policy", "", "policy file (default: the built-in policy)")
+	cmd.Flags().StringVar(&file, "policy", "", "policy file (default: the daemon's: the config's policy file or the built-in one, and the standing rules)")
 	cmd.Flags().StringVar(&home, "home", "", "home directory to judge paths against (default: yours)")
 	cmd.Flags().StringVar(&cwd, "cwd", "", "directory the call runs in (default: the workspace)")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: the current directory)")
@@ -278,7 +357,7 @@ func newPolicyTestCmd(o *options) *cobra.Command {
 			if len(args) == 1 {
 				file = args[0]
 			}
-			p, err := loadPolicyFile(file, o.policyEnv(home))
+			p, err := o.daemonPolicy(file, home)
 			if err != nil {
 				return err
 			}
@@ -310,4 +389,95 @@ func newPolicyDefaultCmd(o *options) *cobra.Command {
 			return err
 		},
 	}
+}
+
+func newPolicyRulesCmd(o *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "List the standing rules: the \"always\" decisions (approve/deny --always)",
+		Long: `List the standing rules the daemon holds on top of its policy: one per
+"warden approve --always" or "warden deny --always", for that command in that
+workspace. "warden policy revoke ID" removes one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			rules, err := c.StandingRules(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return o.printJSON(rules)
+			}
+			if len(rules) == 0 {
+				fmt.Fprintln(o.stdout, "no standing rules (approve --always or deny --always adds one)")
+				return nil
+			}
+			tw := o.table()
+			fmt.Fprintln(tw, "ID\tEFFECT\tTOOL\tINPUT\tWORKSPACE")
+			for _, r := range rules {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Effect, strings.Join(r.Match.Tools, ","),
+					truncate(strings.Join(r.Match.Input, ","), 60), strings.Join(r.Match.Workspaces, ","))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newPolicyRevokeCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Remove a standing rule; the daemon judges the next call without it (no restart)",
+		Long: `Remove a standing rule (ID from "warden policy rules", or the id of the
+approval that made it). The daemon rewrites its overlay and judges the next call
+without the rule, with no restart; the revocation is recorded in the log.`,
+		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			c, err := o.dial()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			rules, err := c.StandingRules(cmd.Context())
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			ids := make([]string, 0, len(rules))
+			for _, r := range rules {
+				ids = append(ids, r.ID+"\t"+r.Description)
+			}
+			return ids, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.dial()
+			if err != nil {
+				return err
+			}
+			res, err := c.RevokeRule(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(o.stdout, "revoked %s (%s); the next such call is judged by the policy again\n", res.Rule.ID, res.Rule.Effect)
+			if res.Warning != "" {
+				fmt.Fprintln(o.stderr, "warning:", res.Warning)
+			}
+			return nil
+		},
+	}
+}
+
+// truncate shortens s to n runes, marking the cut with "...".
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
 }

@@ -47,6 +47,10 @@ const (
 	CredentialMinted  Type = "credential.minted"
 	CredentialRevoked Type = "credential.revoked"
 
+	// PolicyRuleRevoked is a standing "always" rule removed from the
+	// policy overlay (`warden policy revoke`), recorded in SystemSession.
+	PolicyRuleRevoked Type = "policy.rule_revoked"
+
 	// AgentNotification is an agent's notice to its user (Claude Code's
 	// Notification hook, e.g. "Claude needs your permission to use
 	// Bash"): recorded and shown, it changes no status by itself.

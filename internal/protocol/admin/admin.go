@@ -80,6 +80,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/approvals/{id}", s.resolve)
 	s.mountAgents(mux)
 	s.mountCredentials(mux)
+	s.mountRules(mux)
 	return s.auth(mux)
 }
 
