@@ -32,7 +32,9 @@ func TestStandingRulesListAndRevoke(t *testing.T) {
 	sub := c.Bus().Subscribe(0)
 	defer sub.Close()
 	done := make(chan core.Verdict, 1)
-	go func() { done <- c.Gate(ctx, core.GateRequest{Call: call, CallID: "c1", Source: "test", RequireApproval: "test asks"}) }()
+	go func() {
+		done <- c.Gate(ctx, core.GateRequest{Call: call, CallID: "c1", Source: "test", RequireApproval: "test asks"})
+	}()
 	var id string
 	for id == "" {
 		e, err := sub.Next(ctx)
