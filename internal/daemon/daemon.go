@@ -5,6 +5,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warden-dev/warden/internal/atomicfile"
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/confine"
 	"github.com/warden-dev/warden/internal/core"
@@ -216,9 +218,16 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
+	confiner, err := confinerExe(cfg.DataDir)
+	if err != nil {
+		// sandbox.CommandWith still refuses a program a confined command
+		// could replace
+		logger.Warn("confined commands start through warden's own program", "err", err)
+		confiner, _ = os.Executable()
+	}
 	opsSvc, err := ops.New(ops.Options{
 		Core: c, Registry: reg, Logger: logger.With("part", "ops"),
-		Launcher: sandboxLauncher{core: c, machine: machine, guarded: append([]string{cfg.PolicyFile}, cfg.PolicyEnv.PolicyFiles...)},
+		Launcher: sandboxLauncher{core: c, machine: machine, exe: confiner, guarded: append([]string{cfg.PolicyFile}, cfg.PolicyEnv.PolicyFiles...)},
 	})
 	if err != nil {
 		return err
@@ -529,15 +538,17 @@ func (a agentCredentials) RevokeWorkspace(ctx context.Context, root string) erro
 type sandboxLauncher struct {
 	core    *core.Core
 	machine sandbox.Machine
+	// exe is the program that confines (confinerExe)
+	exe string
 	// guarded are the files that decide what agents may do (the policy
 	// file): a shell that could rewrite one is not started
 	guarded []string
 }
 
-func (l sandboxLauncher) Command(root, name string, args ...string) (*exec.Cmd, error) {
+func (l sandboxLauncher) Command(ctx context.Context, root, name string, args ...string) (*exec.Cmd, error) {
 	cfg := l.core.Policy().Sandbox()
 	if !cfg.IsEnabled() || !sandbox.Detect().Enforced() {
-		return exec.Command(name, args...), nil
+		return exec.CommandContext(ctx, name, args...), nil
 	}
 	p, err := sandbox.Build(cfg, l.machine, root)
 	if err != nil {
@@ -551,7 +562,39 @@ func (l sandboxLauncher) Command(root, name string, args ...string) (*exec.Cmd, 
 			return nil, fmt.Errorf("%w: %s, which decides what agents may do, is writable inside the sandbox of %s (under %s, %s): keep it outside the workspace and the temp dirs", ops.ErrCannotConfine, f, root, g.Path, g.Why)
 		}
 	}
-	return sandbox.Command(context.Background(), p, append([]string{name}, args...))
+	return sandbox.CommandWith(ctx, l.exe, p, append([]string{name}, args...))
+}
+
+// ConfinerName is where, in the data dir, the daemon keeps the copy of
+// its program that confined commands are started through.
+const ConfinerName = "bin/warden"
+
+// confinerExe returns the program confined commands are started through: a
+// copy of this one in the data dir, which no confined command can reach
+// (the running executable may lie under a writable grant: a `go run`
+// build in /tmp, a binary in the workspace; a confined command that
+// replaced it would run the next one unconfined). The copy is made anew at
+// every start, so it is always this daemon's program.
+func confinerExe(dataDir string) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find warden's own program: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		return "", fmt.Errorf("read warden's own program %s: %w", exe, err)
+	}
+	dst := filepath.Join(dataDir, ConfinerName)
+	if cur, err := os.ReadFile(dst); err == nil && bytes.Equal(cur, b) {
+		return dst, nil
+	}
+	if err := atomicfile.Write(dst, b, 0o700, 0o700); err != nil {
+		return "", fmt.Errorf("copy warden's program into the data dir: %w", err)
+	}
+	return dst, nil
 }
 
 // configDir is warden's config dir (that of the default config file), as
@@ -619,12 +662,7 @@ func (c controlCommands) Execute(ctx context.Context, root, command string, args
 // warden.sandbox metadata, and whether this kernel enforces Landlock.
 func agentConfiner(c *core.Core, sv *supervisor.Supervisor, cfg Config, logger *slog.Logger) *confine.Rule {
 	support := sandbox.Detect()
-	exe, err := os.Executable()
-	if err == nil {
-		if r, rerr := filepath.EvalSymlinks(exe); rerr == nil {
-			exe = r
-		}
-	}
+	exe, err := confinerExe(cfg.DataDir)
 	switch {
 	case err != nil:
 		logger.Warn("agents' shell calls are not confined: warden cannot find its own program", "err", err)

@@ -223,7 +223,10 @@ func (m *Manager) startDlv(ctx context.Context, dir string) (*adapter, error) {
 	}
 	log := m.log.With("adapter", "dlv")
 	addrc := make(chan string, 1)
-	cmd := exec.Command(path, "dap", "--listen", "127.0.0.1:0")
+	cmd, err := m.command(path, "dap", "--listen", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start dlv: %w", err)
+	}
 	cmd.Dir = dir
 	cmd.Env = m.adapterEnviron()
 	cmd.Stdin = nil
@@ -293,7 +296,14 @@ func (m *Manager) startDebugpy(dir string) (*adapter, error) {
 		_ = inW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(python, "-m", "debugpy.adapter")
+	cmd, err := m.command(python, "-m", "debugpy.adapter")
+	if err != nil {
+		_ = inR.Close()
+		_ = inW.Close()
+		_ = outR.Close()
+		_ = outW.Close()
+		return nil, fmt.Errorf("start debugpy: %w", err)
+	}
 	cmd.Dir = dir
 	cmd.Env = m.adapterEnviron()
 	cmd.Stdin = inR

@@ -126,6 +126,11 @@ type Options struct {
 	// StopTimeout bounds how long Stop waits for the adapter to answer
 	// disconnect and exit before it is killed. Default 5s.
 	StopTimeout time.Duration
+	// Command, when set, builds each adapter's process (the adapter starts
+	// the debuggee, which inherits its confinement): the caller's hook to
+	// run what is debugged, a program of the workspace, in its kernel
+	// sandbox. Nil means exec.Command.
+	Command func(name string, args ...string) (*exec.Cmd, error)
 }
 
 // Config describes a session to start; it mirrors the control protocol's
@@ -237,6 +242,7 @@ type Manager struct {
 	python      string
 	adapterEnv  []string
 	onEvent     func(string, Event)
+	command     func(string, ...string) (*exec.Cmd, error)
 	startTO     time.Duration
 	stopTimeout time.Duration
 
@@ -257,6 +263,7 @@ func New(opts Options) *Manager {
 		python:      opts.Python,
 		adapterEnv:  slices.Clone(opts.AdapterEnv),
 		onEvent:     opts.OnEvent,
+		command:     opts.Command,
 		startTO:     opts.StartTimeout,
 		stopTimeout: opts.StopTimeout,
 		sessions:    make(map[string]*session),
@@ -267,6 +274,9 @@ func New(opts Options) *Manager {
 	}
 	if m.locate == nil {
 		m.locate = exec.LookPath
+	}
+	if m.command == nil {
+		m.command = func(name string, args ...string) (*exec.Cmd, error) { return exec.Command(name, args...), nil }
 	}
 	if m.python == "" {
 		m.python = "/usr/bin/python3"

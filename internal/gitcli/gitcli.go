@@ -71,6 +71,12 @@ type Repo struct {
 	Env []string
 	// Git is the git program; empty means "git" from PATH.
 	Git string
+	// Command, when set, builds git's process (name is the git program):
+	// the caller's hook to run it confined, since git runs programs the
+	// repository names (hooks, filters, diff drivers, fsmonitor) and the
+	// repository's config is the agent's to write. The caller's command
+	// must honour ctx. Nil means exec.CommandContext.
+	Command func(ctx context.Context, name string, args ...string) (*exec.Cmd, error)
 	// DisableHooks runs git with core.hooksPath=/dev/null, so no hook of
 	// the repository runs.
 	DisableHooks bool
@@ -187,7 +193,15 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 	if git == "" {
 		git = "git"
 	}
-	cmd := exec.CommandContext(ctx, git, full...)
+	var cmd *exec.Cmd
+	if r.Command != nil {
+		var err error
+		if cmd, err = r.Command(ctx, git, full...); err != nil {
+			return nil, &Error{Args: args, Err: err}
+		}
+	} else {
+		cmd = exec.CommandContext(ctx, git, full...)
+	}
 	cmd.Dir = r.Dir
 	cmd.Env = r.environ(c.read)
 	cmd.WaitDelay = waitDelay

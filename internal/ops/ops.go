@@ -64,12 +64,13 @@ type Registry interface {
 	Lookup(path string) (root string, ok bool)
 }
 
-// Launcher starts the programs warden runs on an agent's behalf (terminal
-// shells, debug adapters' programs) confined to a workspace: it returns the
-// command that runs name with args inside the workspace's kernel sandbox.
+// Launcher starts the programs warden runs on an agent's behalf in a
+// workspace (terminal shells, git, debug adapters and the programs they
+// debug) confined to it: it returns the command that runs name with args
+// inside the workspace's kernel sandbox, ended when ctx is.
 type Launcher interface {
 	// Command returns the confined command for workspace root.
-	Command(root, name string, args ...string) (*exec.Cmd, error)
+	Command(ctx context.Context, root, name string, args ...string) (*exec.Cmd, error)
 }
 
 // Options configure a Service.

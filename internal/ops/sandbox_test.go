@@ -2,14 +2,17 @@ package ops_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-dev/warden/internal/core/coretest"
+	"github.com/warden-dev/warden/internal/debug"
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/sandbox"
@@ -25,12 +28,12 @@ func TestMain(m *testing.M) {
 // launcher confines shells with a profile built for a fixture machine.
 type launcher struct{ m sandbox.Machine }
 
-func (l launcher) Command(root, name string, args ...string) (*exec.Cmd, error) {
+func (l launcher) Command(ctx context.Context, root, name string, args ...string) (*exec.Cmd, error) {
 	p, err := sandbox.Build(policy.SandboxConfig{}, l.m, root)
 	if err != nil {
 		return nil, err
 	}
-	return sandbox.Command(context.Background(), p, append([]string{name}, args...))
+	return sandbox.Command(ctx, p, append([]string{name}, args...))
 }
 
 // A terminal's shell runs in the kernel sandbox: a line the policy allows
@@ -111,3 +114,136 @@ func TestTerminalShellIsConfined(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// confinedFixture is a registered git workspace inside a fixture home
+// (outside the temp dirs the sandbox opens), on a Service whose Launcher
+// confines what it starts.
+func confinedFixture(t *testing.T) (*fixture, string) {
+	t.Helper()
+	if !sandbox.Detect().Enforced() {
+		t.Fatal("this kernel has no Landlock: the confinement this test checks cannot be shown here")
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(base, "home")
+	root := filepath.Join(home, "proj")
+	tmp := filepath.Join(base, "tmp")
+	for _, d := range []string{root, tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("# rc\n"), 0o600)
+	// the daemon's home is the sandbox's (git reads ~/.gitconfig)
+	t.Setenv("HOME", home)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "HOME="+home)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello\n"), 0o644)
+	git("add", "notes.txt")
+	git("commit", "-q", "-m", "first")
+	c := coretest.New(t, coretest.Options{})
+	reg, err := workspace.Open(filepath.Join(base, "ws.json"), workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reg.Add(root); err != nil {
+		t.Fatal(err)
+	}
+	m := sandbox.Machine{Home: home, TempDirs: []string{tmp}, DataDir: filepath.Join(home, ".local", "share", "warden")}
+	svc, err := ops.New(ops.Options{Core: c, Registry: reg, Launcher: launcher{m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	ws, err := svc.Workspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{core: c, svc: svc, reg: reg, root: root, ws: ws}, home
+}
+
+// The programs a repository's config names (filters, diff drivers) are the
+// agent's to write: git run for a door runs them confined.
+func TestGitRunsRepositoryProgramsConfined(t *testing.T) {
+	f, home := confinedFixture(t)
+	rc := filepath.Join(home, ".bashrc")
+	script := filepath.Join(f.root, ".git", "evil.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho PWNED >> "+rc+"\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.OpenFile(filepath.Join(f.root, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(cfg, "[filter \"x\"]\n\tclean = %s\n[diff]\n\texternal = %s\n", script, script)
+	cfg.Close()
+	os.WriteFile(filepath.Join(f.root, ".gitattributes"), []byte("*.txt filter=x\n"), 0o644)
+	os.WriteFile(filepath.Join(f.root, "notes.txt"), []byte("hellz\n"), 0o644)
+	if _, err := f.ws.GitStatus(t.Context(), caller); err != nil {
+		t.Logf("git status: %v", err) // the filter's failure may fail status: what counts is below
+	}
+	if _, err := f.ws.GitDiff(t.Context(), caller, "", false); err != nil {
+		t.Logf("git diff: %v", err)
+	}
+	if b, _ := os.ReadFile(rc); string(b) != "# rc\n" {
+		t.Fatalf("a repository's filter or diff driver wrote the home: %q", b)
+	}
+	// and git itself works confined
+	st, err := f.ws.GitStatus(t.Context(), caller)
+	if err != nil {
+		os.Remove(filepath.Join(f.root, ".gitattributes"))
+		st, err = f.ws.GitStatus(t.Context(), caller)
+	}
+	if err != nil || st.Branch != "main" {
+		t.Fatalf("confined git status: %+v %v", st, err)
+	}
+}
+
+// A debugged program is a program of the workspace: it runs confined.
+func TestDebuggeeRunsConfined(t *testing.T) {
+	f, home := confinedFixture(t)
+	rc := filepath.Join(home, ".bashrc")
+	prog := filepath.Join(f.root, "main.py")
+	os.WriteFile(prog, []byte("try:\n    open("+strconv.Quote(rc)+", 'a').write('PWNED')\n    print('WROTE')\nexcept OSError as e:\n    print('REFUSED', e.errno)\n"), 0o644)
+	events := make(chan map[string]any, 64)
+	f.ws.Listen(func(n ops.Notice) {
+		if n.Method == "debug.event" {
+			events <- n.Params.(map[string]any)
+		}
+	})
+	p, err := f.ws.Gate(t.Context(), caller, "", "bash", map[string]any{"command": "python3 main.py"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Debug().Start(t.Context(), debug.Config{Type: "python", Request: "launch", Program: prog}); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for {
+		select {
+		case ev := <-events:
+			out.WriteString(fmt.Sprint(ev["output"]))
+			if ev["kind"] == debug.EventTerminated || ev["kind"] == debug.EventExited {
+				if b, _ := os.ReadFile(rc); string(b) != "# rc\n" {
+					t.Fatalf("the debuggee wrote the home: %q (output %q)", b, out.String())
+				}
+				if !strings.Contains(out.String(), "REFUSED 13") {
+					t.Fatalf("debuggee output %q, want its write refused", out.String())
+				}
+				return
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("the debug session did not end; output so far %q", out.String())
+		}
+	}
+}

@@ -110,12 +110,29 @@ func newWorkspace(s *Service, root string) (*Workspace, error) {
 		},
 	}
 	if l := s.opts.Launcher; l != nil {
-		tcfg.Command = func(name string, args ...string) (*exec.Cmd, error) { return l.Command(root, name, args...) }
+		// a terminal outlives every request: its own context
+		tcfg.Command = func(name string, args ...string) (*exec.Cmd, error) {
+			return l.Command(context.Background(), root, name, args...)
+		}
+		// git runs what the repository's config names (hooks, filters,
+		// diff drivers), and an agent can write that config
+		w.git.Command = func(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+			return l.Command(ctx, root, name, args...)
+		}
 	}
 	w.terms = terminal.NewManager(tcfg)
+	var debugCmd func(string, ...string) (*exec.Cmd, error)
+	if l := s.opts.Launcher; l != nil {
+		// the debuggee is a program of the workspace: the adapter that
+		// starts it runs confined, and the debuggee with it
+		debugCmd = func(name string, args ...string) (*exec.Cmd, error) {
+			return l.Command(context.Background(), root, name, args...)
+		}
+	}
 	w.debug = debug.New(debug.Options{
-		Logger: log,
-		Locate: s.opts.Locate,
+		Logger:  log,
+		Locate:  s.opts.Locate,
+		Command: debugCmd,
 		OnEvent: func(id string, ev debug.Event) {
 			data, _ := json.Marshal(map[string]any{
 				"debugSession": id, "kind": ev.Kind, "reason": ev.Reason, "file": ev.File, "line": ev.Line,

@@ -103,6 +103,19 @@ const childArg = "-warden-sandbox-child"
 // may change Dir, Env, the streams and SysProcAttr before starting it.
 // It fails with ErrNotEnforced when the kernel has no Landlock.
 func Command(ctx context.Context, p *Profile, argv []string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: find warden's executable: %w", err)
+	}
+	return CommandWith(ctx, exe, p, argv)
+}
+
+// CommandWith is Command re-executing exe, a copy of this program (the
+// daemon keeps one in its data dir, where no confined command can replace
+// it; the running executable may lie under a writable grant, as a `go
+// run` build in /tmp does). exe must call MaybeRunChild first, as this
+// program does.
+func CommandWith(ctx context.Context, exe string, p *Profile, argv []string) (*exec.Cmd, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: no command")
 	}
@@ -112,9 +125,8 @@ func Command(ctx context.Context, p *Profile, argv []string) (*exec.Cmd, error) 
 	if !Detect().Enforced() {
 		return nil, ErrNotEnforced
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: find warden's executable: %w", err)
+	if g, ok := p.Writable(exe); ok {
+		return nil, fmt.Errorf("sandbox: %s is writable inside the sandbox (under %s, %s): a confined command could replace the program that confines the next one", exe, g.Path, g.Why)
 	}
 	enc, err := json.Marshal(p)
 	if err != nil {

@@ -42,3 +42,22 @@ func TestTempDirFollowsTheGrants(t *testing.T) {
 		}
 	}
 }
+
+// The program that confines the next command must not be one a confined
+// command can replace.
+func TestCommandWithRefusesAReplaceableProgram(t *testing.T) {
+	if !Detect().Enforced() {
+		t.Fatal("no Landlock on this kernel")
+	}
+	ws := t.TempDir()
+	p := &Profile{Workspace: ws, Grants: []Entry{{Path: ws, Access: ReadWrite, Why: "the workspace"}}}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CommandWith(t.Context(), ws+"/bin/warden", p, []string{"true"}); err == nil {
+		t.Fatal("a program inside the workspace was accepted as the confiner")
+	}
+	if _, err := CommandWith(t.Context(), "/usr/bin/env", p, []string{"true"}); err != nil {
+		t.Fatalf("a program outside every writable grant: %v", err)
+	}
+}
