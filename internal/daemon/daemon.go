@@ -200,8 +200,20 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		PID: os.Getpid(), Version: cfg.Version, Started: time.Now().UTC(), DataDir: cfg.DataDir,
 		Socket: filepath.Join(cfg.DataDir, admin.SocketName), Listeners: map[string]string{}, Policy: policyName,
 	}
+	machine, err := sandbox.CurrentMachine(cfg.DataDir, configDir())
+	if err != nil {
+		return err
+	}
 	reg, err := workspace.Open(filepath.Join(cfg.DataDir, workspace.FileName), workspace.Options{
 		Home: cfg.PolicyEnv.Home, Protected: append([]string{cfg.DataDir}, cfg.PolicyEnv.ProtectedDirs...),
+		// a directory the kernel sandbox could not open without exposing a
+		// secret location (~/.ssh, another agent's config) is no workspace
+		Refuse: func(root string) string {
+			if _, err := sandbox.Build(c.Policy().Sandbox(), machine, root); err != nil {
+				return err.Error()
+			}
+			return ""
+		},
 	})
 	if err != nil {
 		return err
@@ -214,10 +226,6 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	// One operations layer for every door: one set of services (file
 	// system, editor, language servers, git, terminals, debuggers) per
 	// registered workspace.
-	machine, err := sandbox.CurrentMachine(cfg.DataDir, configDir())
-	if err != nil {
-		return err
-	}
 	confiner, err := confinerExe(cfg.DataDir)
 	if err != nil {
 		// sandbox.CommandWith still refuses a program a confined command

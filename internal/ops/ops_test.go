@@ -403,3 +403,36 @@ func TestCloseStopsARunningSearch(t *testing.T) {
 		t.Fatal("the search ran to its end after the service closed")
 	}
 }
+
+// A backslash at the end of a line joins the next one to it: the two are
+// judged as the one command the shell runs.
+func TestLineContinuationIsJudgedWhole(t *testing.T) {
+	f := newFixture(t)
+	out := listen(f)
+	tm, err := f.ws.CreateTerminal(t.Context(), caller, ops.TerminalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(text string) error { return f.ws.SendText(t.Context(), caller, tm.ID, text, true, nil) }
+	if err := send(`rm -rf /et\`); err != nil {
+		t.Fatalf("first half: %v", err)
+	}
+	if err := send("c"); !errors.Is(err, ops.ErrDenied) {
+		t.Fatalf("rm -rf /et\\<newline>c: %v, want denied", err)
+	}
+	// an even number of backslashes is a literal one: the line is complete
+	if err := send(`echo A\\`); err != nil {
+		t.Fatal(err)
+	}
+	if err := send(`echo CONT''INUED \`); err != nil {
+		t.Fatal(err)
+	}
+	if err := send("OK"); err != nil {
+		t.Fatal(err)
+	}
+	out.waitFor(t, "CONTINUED OK")
+	calls := gatedCommands(t, f)
+	if want := "echo CONT''INUED \\\nOK"; calls[len(calls)-1] != want {
+		t.Fatalf("last gated %q, want %q", calls[len(calls)-1], want)
+	}
+}

@@ -251,8 +251,14 @@ func (w *Workspace) SendText(ctx context.Context, c Caller, id, text string, add
 }
 
 // incomplete reports whether text is a shell program the shell would wait
-// for more lines of (an open quote, block or here-document).
+// for more lines of: an open quote, block or here-document, or a last line
+// that ends in an unescaped backslash (a line continuation: the shell joins
+// the next line to it, so the two are one command).
 func incomplete(text string) bool {
+	line := strings.TrimSuffix(text, "\n")
+	if n := len(line) - len(strings.TrimRight(line, `\`)); n%2 == 1 {
+		return true
+	}
 	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	return err != nil && syntax.IsIncomplete(err)
 }

@@ -75,6 +75,7 @@ type Registry struct {
 	git       string
 	home      string
 	protected []string
+	refuse    func(string) string
 
 	mu    sync.Mutex
 	items map[string]Workspace
@@ -92,11 +93,16 @@ type Options struct {
 	// Protected are directories no workspace may contain (warden's data
 	// and config dirs: a workspace is what agents may write).
 	Protected []string
+	// Refuse, when set, says why root cannot be a workspace beyond the
+	// rules of Broad ("" when it can): the daemon asks its kernel sandbox,
+	// which refuses a directory that is, or holds, a secret location
+	// (~/.ssh, ~/.aws, another agent's config).
+	Refuse func(root string) string
 }
 
 // Open loads the registry from file (a missing file is an empty registry).
 func Open(file string, opts Options) (*Registry, error) {
-	r := &Registry{file: file, now: opts.Now, git: opts.Git, home: opts.Home, protected: opts.Protected, items: map[string]Workspace{}}
+	r := &Registry{file: file, now: opts.Now, git: opts.Git, home: opts.Home, protected: opts.Protected, refuse: opts.Refuse, items: map[string]Workspace{}}
 	if r.home == "" {
 		if h, err := os.UserHomeDir(); err == nil {
 			r.home = h
@@ -260,6 +266,9 @@ func (r *Registry) AddWith(path string, o AddOptions) (Workspace, bool, error) {
 		return Workspace{}, false, err
 	}
 	why := r.Broad(root)
+	if why == "" && r.refuse != nil {
+		why = r.refuse(root)
+	}
 	if why != "" && !o.AllowBroad {
 		return Workspace{}, false, fmt.Errorf("workspace %s: %w: %s; register a project directory instead (or, knowing that an agent may then change all of it, add --allow-broad)", root, ErrBroad, why)
 	}

@@ -250,3 +250,29 @@ func TestBroadDirectoriesAreRefused(t *testing.T) {
 		t.Fatal("the home directory is served")
 	}
 }
+
+func TestRefuseHookIsAsked(t *testing.T) {
+	home := t.TempDir()
+	ssh := filepath.Join(home, ".ssh")
+	proj := filepath.Join(home, "proj")
+	for _, d := range []string{ssh, proj} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(filepath.Join(t.TempDir(), "ws.json"), Options{Home: home, Refuse: func(root string) string {
+		if root == ssh {
+			return "it would expose SSH keys"
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Add(ssh); !errors.Is(err, ErrBroad) || !strings.Contains(err.Error(), "SSH keys") {
+		t.Fatalf("Add(~/.ssh) = %v, want refused with the hook's reason", err)
+	}
+	if _, _, err := r.Add(proj); err != nil {
+		t.Fatalf("Add(project) = %v", err)
+	}
+}
