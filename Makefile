@@ -10,7 +10,8 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse
                  ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/wsfs:FuzzRel \
                  ./internal/ops:FuzzResolvePath ./internal/integrations/configtmpl:FuzzRender \
                  ./internal/integrations/opencode:FuzzSSE ./internal/policy:FuzzParseSandbox ./internal/sandbox:FuzzDecodeProfile \
-                 ./internal/credential:FuzzParse ./internal/proof:FuzzCheck ./internal/proof:FuzzParsePublicPEM
+                 ./internal/credential:FuzzParse ./internal/proof:FuzzCheck ./internal/proof:FuzzParsePublicPEM \
+                 ./internal/protocol/admin:FuzzParseEventMatch ./internal/cli:FuzzParseSince
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 

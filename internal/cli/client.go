@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -72,22 +73,47 @@ func newStatusCmd(o *options) *cobra.Command {
 	return cmd
 }
 
+// defaultEventsLimit is how many of the newest events the table shows
+// unless --limit says otherwise.
+const defaultEventsLimit = 100
+
 func newEventsCmd(o *options) *cobra.Command {
 	var (
 		q      admin.EventsQuery
 		asJSON bool
+		since  string
+		limit  int
 	)
 	cmd := &cobra.Command{
 		Use:   "events",
 		Short: "List events from the log (optionally follow them live)",
-		Long: `List events from the log in order. With --session, --since is that session's
-sequence number; without, it is the global event id. --follow keeps streaming new
-events as they become durable. --json prints one JSON object per line.`,
-		Example: `  warden events --session ses_123 --json
-  warden events --follow
+		Long: `List events from the log in order. --since takes a duration (10m, 2h, 3d),
+a time (RFC 3339), or a number: with --session that session's sequence number,
+without it the global event id. --type selects event types (tool.decision, or a
+family: tool.*), --decision the tool decisions allow, deny or ask. The table
+shows the newest 100 events unless --limit says otherwise (--limit 0: all);
+--json prints every selected event, one JSON object per line, unless --limit
+is given. --follow keeps streaming new events as they become durable, in fixed
+columns.`,
+		Example: `  warden events --since 10m
+  warden events --decision deny --since 1d
+  warden events --type approval.* --follow
+  warden events --session ses_123 --json
   warden events --since 120 --limit 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := parseSince(since, time.Now(), &q); err != nil {
+				return err
+			}
+			switch {
+			case cmd.Flags().Changed("limit"):
+				if limit < 0 {
+					return fmt.Errorf("--limit %d: want 0 (all) or more", limit)
+				}
+				q.Last = limit
+			case !asJSON:
+				q.Last = defaultEventsLimit
+			}
 			c, err := o.dial()
 			if err != nil {
 				return err
@@ -100,38 +126,126 @@ events as they become durable. --json prints one JSON object per line.`,
 			}
 			enc := json.NewEncoder(o.stdout)
 			tw := o.table()
+			header := "ID\tSESSION\tSEQ\tTIME\tTYPE\tSOURCE\tSUMMARY"
 			if !asJSON {
-				fmt.Fprintln(tw, "ID\tSESSION\tSEQ\tTIME\tTYPE\tSOURCE\tSUMMARY")
+				if q.Follow {
+					fmt.Fprintln(o.stdout, followLine("ID", "SESSION", "SEQ", "TIME", "TYPE", "SOURCE", "SUMMARY"))
+				} else {
+					fmt.Fprintln(tw, header)
+				}
+			}
+			var info admin.EventsInfo
+			noted := false
+			note := func() {
+				if !noted && info.Omitted > 0 {
+					noted = true
+					fmt.Fprintf(o.stderr, "(%d older events not shown: --limit N shows more, --limit 0 all; --since, --type, --decision narrow)\n", info.Omitted)
+				}
 			}
 			n := 0
-			err = c.Events(ctx, q, func(e event.Event) error {
+			err = c.EventsWithInfo(ctx, q, &info, func(e event.Event) error {
 				n++
+				if q.Follow {
+					note()
+				}
 				if asJSON {
 					return enc.Encode(e)
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.ID, e.Session, e.Seq, e.Time.Local().Format("15:04:05.000"), e.Type, e.Source, summarize(e))
+				ts := e.Time.Local().Format("15:04:05.000")
 				if q.Follow {
-					return tw.Flush()
+					_, err := fmt.Fprintln(o.stdout, followLine(fmt.Sprint(e.ID), e.Session, fmt.Sprint(e.Seq), ts, string(e.Type), e.Source, summarize(e)))
+					return err
 				}
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.ID, e.Session, e.Seq, ts, e.Type, e.Source, summarize(e))
 				return nil
 			})
-			if !asJSON {
+			if !asJSON && !q.Follow {
 				if ferr := tw.Flush(); err == nil {
 					err = ferr
 				}
-				if n == 0 && err == nil && !q.Follow {
-					fmt.Fprintln(o.stderr, "no events yet")
+				if n == 0 && err == nil {
+					if since != "" || len(q.Types) > 0 || len(q.Decisions) > 0 || q.Session != "" {
+						fmt.Fprintln(o.stderr, "no events match")
+					} else {
+						fmt.Fprintln(o.stderr, "no events yet")
+					}
 				}
 			}
+			note()
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&q.Session, "session", "", "only this session")
-	cmd.Flags().Int64Var(&q.Since, "since", 0, "only events after this sequence number (global id without --session)")
-	cmd.Flags().IntVar(&q.Limit, "limit", 0, "at most this many events from the log")
+	cmd.Flags().StringVar(&since, "since", "", "only events after this: a duration (10m, 2h, 3d), an RFC 3339 time, or a sequence number (global id without --session)")
+	cmd.Flags().StringSliceVar(&q.Types, "type", nil, "only these event types (repeat or comma-separate; tool.* for a family)")
+	cmd.Flags().StringSliceVar(&q.Decisions, "decision", nil, "only tool decisions: allow, deny, ask (repeat or comma-separate)")
+	cmd.Flags().IntVar(&limit, "limit", defaultEventsLimit, "show the newest N events (0: all; default for --json: all)")
 	cmd.Flags().BoolVarP(&q.Follow, "follow", "f", false, "keep streaming new events")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per line")
+	_ = cmd.RegisterFlagCompletionFunc("type", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return eventTypeNames(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("decision", cobra.FixedCompletions([]string{"allow", "deny", "ask"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// parseSince reads --since into q: a sequence number, a duration back from
+// now (10m, 2h, 3d), or an RFC 3339 time.
+func parseSince(s string, now time.Time, q *admin.EventsQuery) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return fmt.Errorf("--since %s: want a sequence number of 0 or more, a duration (10m, 2h, 3d) or a time", s)
+		}
+		q.Since = n
+		return nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 && n < 100*365 {
+			q.After = now.Add(-time.Duration(n * 24 * float64(time.Hour)))
+			return nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		q.After = now.Add(-d)
+		return nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		q.After = t
+		return nil
+	}
+	return fmt.Errorf("--since %q: want a duration (10m, 2h, 3d), an RFC 3339 time (2026-01-02T15:04:05Z) or a sequence number", s)
+}
+
+// followLine lays an event out in fixed columns, so lines printed one at a
+// time under --follow line up.
+func followLine(id, session, seq, ts, typ, source, summary string) string {
+	return fmt.Sprintf("%-7s %-24s %5s %-12s %-20s %-16s %s", id, fit(session, 24), seq, ts, fit(typ, 20), fit(source, 16), summary)
+}
+
+// fit cuts s to n runes, keeping its start and end around a "~".
+func fit(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "~" + string(r[len(r)-(n-1-head):])
+}
+
+// eventTypeNames lists the event types for completion.
+func eventTypeNames() []string {
+	return []string{
+		string(event.SessionStart), string(event.SessionEnd), string(event.SessionStatus), string(event.SessionError),
+		string(event.ToolCall), string(event.ToolDecision), string(event.ToolResult), string(event.ToolConfined),
+		string(event.ApprovalRequested), string(event.ApprovalResolved),
+		string(event.WorkspaceAdded), string(event.WorkspaceRemoved), string(event.AgentServer), string(event.AgentStatus),
+		string(event.CredentialMinted), string(event.CredentialRevoked), string(event.PolicyRuleRevoked),
+		"session.*", "tool.*", "approval.*", "workspace.*", "agent.*", "credential.*", "policy.*",
+	}
 }
 
 // summarize renders the gist of an event for the table.

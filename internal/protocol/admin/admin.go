@@ -202,8 +202,16 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// OmittedHeader of GET /v1/events says how many selected events of the
+// backlog `last` left out.
+const OmittedHeader = "X-Warden-Omitted"
+
 // events serves GET /v1/events?session=ID&since=N&limit=N&follow=1 as JSON
 // lines. With a session, since is that session's seq; without, the global id.
+// after=RFC3339, type=T[,T] (T.* for a family) and decision=allow|deny|ask
+// select events; last=N sends only the newest N of the backlog (the
+// OmittedHeader says how many it left out). Follow applies the same
+// selection to live events.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sessionID := q.Get("session")
@@ -217,6 +225,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, fmt.Errorf("limit: %w", err))
 		return
 	}
+	last, err := intParam(q.Get("last"))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("last: %w", err))
+		return
+	}
+	m, err := parseEventMatch(q)
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err)
+		return
+	}
 	follow := q.Get("follow") == "1" || q.Get("follow") == "true"
 	ctx := r.Context()
 
@@ -227,25 +245,23 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusInternalServerError, err)
 		return
 	}
-	f := store.Filter{Session: sessionID, Limit: int(limit)}
+	f := store.Filter{Session: sessionID}
 	if sessionID != "" {
 		f.AfterSeq = since
 	} else {
 		f.AfterID = since
 	}
-	backlog, err := s.Core.Events(ctx, f)
+	evs, omitted, err := backlog(ctx, s.Core.Events, f, upto, m, int(limit), int(last))
 	if err != nil {
 		writeErr(w, http.StatusInternalServerError, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set(OmittedHeader, strconv.Itoa(omitted))
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
 	flusher, _ := w.(http.Flusher)
-	for _, e := range backlog {
-		if e.ID > upto {
-			break
-		}
+	for _, e := range evs {
 		if err := enc.Encode(e); err != nil {
 			return
 		}
@@ -271,6 +287,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if sessionID != "" && (e.Session != sessionID || e.Seq <= since) {
+			continue
+		}
+		if !m.match(e) {
 			continue
 		}
 		if err := enc.Encode(e); err != nil {

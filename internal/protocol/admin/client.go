@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -163,16 +164,53 @@ func (c *Client) Resolve(ctx context.Context, id string, r ResolveRequest) (Reso
 
 // EventsQuery selects events; see GET /v1/events.
 type EventsQuery struct {
+	// Session restricts to one session; Since is then its seq.
 	Session string
-	Since   int64
-	Limit   int
-	Follow  bool
+	// Since returns events after this id (or the session's seq).
+	Since int64
+	// After returns events at or after this time (zero: any).
+	After time.Time
+	// Types are event types; "tool.*" selects a family.
+	Types []string
+	// Decisions select tool.decision events with these decisions.
+	Decisions []string
+	// Limit caps the backlog at its first Limit events (0: no cap).
+	Limit int
+	// Last sends only the newest Last events of the backlog (0: all).
+	Last int
+	// Follow keeps streaming live events.
+	Follow bool
+}
+
+// EventsInfo is what the daemon says about a backlog besides its events.
+type EventsInfo struct {
+	// Omitted is how many selected events Last left out.
+	Omitted int
 }
 
 // Events streams events to fn until the backlog ends (or, with Follow,
 // until ctx ends or fn returns an error).
 func (c *Client) Events(ctx context.Context, q EventsQuery, fn func(event.Event) error) error {
+	var info EventsInfo
+	return c.EventsWithInfo(ctx, q, &info, fn)
+}
+
+// EventsWithInfo is Events that also fills info with what the daemon says
+// about the backlog, before fn sees the first event.
+func (c *Client) EventsWithInfo(ctx context.Context, q EventsQuery, info *EventsInfo, fn func(event.Event) error) error {
 	v := url.Values{}
+	if !q.After.IsZero() {
+		v.Set("after", q.After.UTC().Format(time.RFC3339Nano))
+	}
+	if len(q.Types) > 0 {
+		v.Set("type", strings.Join(q.Types, ","))
+	}
+	if len(q.Decisions) > 0 {
+		v.Set("decision", strings.Join(q.Decisions, ","))
+	}
+	if q.Last > 0 {
+		v.Set("last", fmt.Sprint(q.Last))
+	}
 	if q.Session != "" {
 		v.Set("session", q.Session)
 	}
@@ -204,6 +242,7 @@ func (c *Client) Events(ctx context.Context, q EventsQuery, fn func(event.Event)
 	if resp.StatusCode/100 != 2 {
 		return decode(resp, nil)
 	}
+	info.Omitted, _ = strconv.Atoi(resp.Header.Get(OmittedHeader))
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
