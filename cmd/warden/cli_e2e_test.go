@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,5 +149,26 @@ func TestServiceInstallWritesASystemdUserUnit(t *testing.T) {
 	out, _, code = warden(t, data, "", "service", "uninstall")
 	if code != 0 || !strings.Contains(out, "nothing to remove") {
 		t.Fatalf("second uninstall: exit %d, %q", code, out)
+	}
+}
+
+func TestControlMethodsListsTheDoor(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	out, _, code := warden(t, data, "", "control", "methods", "--json")
+	var names []string
+	if err := json.Unmarshal([]byte(out), &names); err != nil || code != 0 {
+		t.Fatalf("control methods --json: %d %q %v", code, out, err)
+	}
+	for _, want := range []string{"fs.readFile", "state.getWorkspace", "editor.openFile", "git.status"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("control methods lacks %s: %v", want, names)
+		}
+	}
+	if !slices.IsSorted(names) {
+		t.Errorf("not sorted: %v", names)
+	}
+	table, errOut, code := warden(t, data, "", "control", "methods")
+	if code != 0 || !strings.HasPrefix(table, "NAMESPACE") || strings.Count(table, "\n") != len(names)+1 || !strings.Contains(errOut, "warden control call METHOD") {
+		t.Fatalf("control methods: %d %q %q", code, table, errOut)
 	}
 }

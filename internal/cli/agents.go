@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,7 +46,7 @@ its hooks.`,
 			}
 			ws := ""
 			if dir != "" {
-				if ws, err = filepath.Abs(dir); err != nil {
+				if ws, err = o.workspacePath(cmd.Context(), dir); err != nil {
 					return err
 				}
 			}
@@ -77,7 +76,7 @@ its hooks.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVarP(&watch, "watch", "W", false, "redraw on every change until interrupted")
-	cmd.Flags().StringVarP(&dir, "workspace", "w", "", "only the workspace holding this directory")
+	cmd.Flags().StringVarP(&dir, "workspace", "w", "", "only this workspace (a directory in it, or its name)")
 	_ = cmd.RegisterFlagCompletionFunc("workspace", workspaceCompletion(o))
 	for _, action := range []string{"start", "stop", "restart"} {
 		cmd.AddCommand(newAgentActionCmd(o, action))
@@ -157,7 +156,7 @@ func newAgentActionCmd(o *options, action string) *cobra.Command {
 			return cobra.MaximumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			abs, err := filepath.Abs(dir)
+			abs, err := o.workspacePath(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -188,7 +187,7 @@ func newAgentActionCmd(o *options, action string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&dir, "workspace", "w", ".", "the workspace")
+	cmd.Flags().StringVarP(&dir, "workspace", "w", ".", "the workspace (a directory in it, or its name)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	_ = cmd.RegisterFlagCompletionFunc("workspace", workspaceCompletion(o))
 	return cmd

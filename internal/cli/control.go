@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +20,35 @@ func newControlCmd(o *options) *cobra.Command {
 		Use:   "control",
 		Short: "Talk to the control door (specs/control-protocol.md)",
 	}
-	cmd.AddCommand(newControlCallCmd(o))
+	cmd.AddCommand(newControlCallCmd(o), newControlMethodsCmd(o))
+	return cmd
+}
+
+func newControlMethodsCmd(o *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "methods",
+		Short: "List the control door's methods (what warden control call takes)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			names := control.MethodNames()
+			if asJSON {
+				return o.printJSON(names)
+			}
+			tw := o.table()
+			fmt.Fprintln(tw, "NAMESPACE\tMETHOD")
+			for _, n := range names {
+				ns, _, _ := strings.Cut(n, ".")
+				fmt.Fprintf(tw, "%s\t%s\n", ns, n)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(o.stderr, "%d methods; call one with: warden control call METHOD '{...}' (params: docs/protocols.md, the control door)\n", len(names))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
@@ -41,6 +67,12 @@ A JSON-RPC error is printed on stderr with its code and the command exits 1.`,
   warden control call fs.readFile '{"path":"README.md"}'
   warden control call git.log '{"maxEntries":3}' --workspace ~/src/app`,
 		Args: cobra.RangeArgs(1, 2),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return control.MethodNames(), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			params := json.RawMessage(`{}`)
 			if len(args) == 2 {
@@ -49,14 +81,7 @@ A JSON-RPC error is printed on stderr with its code and the command exits 1.`,
 				}
 				params = json.RawMessage(args[1])
 			}
-			if workspace == "" {
-				wd, err := os.Getwd()
-				if err != nil {
-					return err
-				}
-				workspace = wd
-			}
-			abs, err := filepath.Abs(workspace)
+			abs, err := o.workspacePath(cmd.Context(), workspace)
 			if err != nil {
 				return err
 			}
@@ -81,7 +106,7 @@ A JSON-RPC error is printed on stderr with its code and the command exits 1.`,
 			return o.printJSON(v)
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace to open (default: the current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace to open: a directory in it, or its name (default: the current directory)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 150*time.Second, "give up after this long (approvals can take a while)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,7 +25,7 @@ type sandboxFlags struct {
 }
 
 func (f *sandboxFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.workspace, "workspace", "w", "", "the workspace: read-write inside the sandbox (default: the current directory)")
+	cmd.Flags().StringVarP(&f.workspace, "workspace", "w", "", "the workspace (a directory, or a registered workspace's name): read-write inside the sandbox (default: the current directory)")
 	cmd.Flags().StringVar(&f.policyFile, "policy", "", "policy file whose sandbox: section to use (default: the config file's policy, else the built-in default)")
 }
 
@@ -62,6 +63,8 @@ func (f *sandboxFlags) profile(o *options) (*sandbox.Profile, policy.SandboxConf
 		if ws, err = os.Getwd(); err != nil {
 			return nil, sc, fmt.Errorf("current directory: %w", err)
 		}
+	} else if ws, err = o.workspacePath(context.Background(), ws); err != nil {
+		return nil, sc, err
 	}
 	p, err := sandbox.Build(sc, m, ws)
 	if err != nil {

@@ -40,9 +40,9 @@ func workspaceCompletion(o *options) func(*cobra.Command, []string, string) ([]s
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveDefault
 		}
-		out := make([]string, 0, len(list))
+		out := make([]string, 0, 2*len(list))
 		for _, w := range list {
-			out = append(out, w.Path)
+			out = append(out, w.Path, w.Name+"\t"+w.Path)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -194,13 +194,17 @@ func newWorkspaceRemoveCmd(o *options) *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:               "remove [DIR]",
+		Use:               "remove [DIR|NAME]",
 		Aliases:           []string{"rm"},
 		Short:             "Stop a workspace's agent and unregister it (removing a worktree warden created)",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: workspaceCompletion(o),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := absArg(args)
+			arg := ""
+			if len(args) > 0 {
+				arg = args[0]
+			}
+			dir, err := o.workspacePath(cmd.Context(), arg)
 			if err != nil {
 				return err
 			}
@@ -243,7 +247,7 @@ func newWorkspaceMetaCmd(o *options) *cobra.Command {
   warden workspace meta base --delete   # delete`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			abs, err := filepath.Abs(dir)
+			abs, err := o.workspacePath(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -303,7 +307,7 @@ func newWorkspaceMetaCmd(o *options) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&dir, "workspace", "w", ".", "the workspace")
+	cmd.Flags().StringVarP(&dir, "workspace", "w", ".", "the workspace (a directory in it, or its name)")
 	cmd.Flags().BoolVar(&del, "delete", false, "delete KEY")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	_ = cmd.RegisterFlagCompletionFunc("workspace", workspaceCompletion(o))
