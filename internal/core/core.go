@@ -132,10 +132,16 @@ func (c *Core) Approvals() []approval.Request { return c.approvals.List() }
 
 // Record makes events durable and only then publishes them on the bus. When
 // it returns nil the events are on stable storage; on error nothing was
-// recorded and nobody was told.
+// recorded and nobody was told. A payload nested deeper than
+// event.MaxDepth is refused (event.ErrTooDeep).
 func (c *Core) Record(ctx context.Context, evs ...event.Event) ([]event.Event, error) {
 	now := c.now().UTC()
 	for i := range evs {
+		// the doors refuse deeper bodies; this is the last line, so that no
+		// reader of the log ever meets a payload it cannot decode
+		if err := event.CheckDepth(evs[i].Data, event.MaxDepth); err != nil {
+			return nil, fmt.Errorf("record %s: %w", evs[i].Type, err)
+		}
 		if evs[i].Time.IsZero() {
 			evs[i].Time = now
 		}

@@ -145,6 +145,11 @@ func (c *Core) decide(call policy.Call) (d policy.Decision) {
 			d = policy.Decision{Action: policy.Deny, Rule: "warden.policy-error", Reason: fmt.Sprintf("blocked: the policy failed on this call (%v)", r)}
 		}
 	}()
+	if reason := call.Malformed(); reason != "" {
+		// the last line behind the doors' own checks: a shell call with no
+		// command line is never judged as an empty (harmless) command
+		return policy.Decision{Action: policy.Deny, Rule: "warden.malformed-call", Reason: "blocked: " + reason}
+	}
 	p := c.policy.Load()
 	if p == nil {
 		return policy.Decision{Action: policy.Deny, Rule: "warden.no-policy", Reason: "blocked: no policy is loaded"}

@@ -1,5 +1,7 @@
 package policy
 
+import "fmt"
+
 // Call is one tool call an agent wants to make, as every door hands it to the
 // policy: the same shape whether it came from the OpenCode plugin, a Claude
 // Code hook, warden's own agent or the control protocol.
@@ -53,4 +55,42 @@ type AuditHit struct {
 	Rule   string `json:"rule"`
 	Action Action `json:"decision"`
 	Reason string `json:"reason"`
+}
+
+// Malformed says why the call cannot be judged as it was sent, or "" when
+// it can: a shell tool (bash, ...) with no command line, or whose command
+// is neither a string nor an argv array (null, a number, an object). Such
+// a call is refused as malformed, never judged as an empty command.
+func (c Call) Malformed() string {
+	if toolKindOf(c.Tool, c.Args) != kindShell {
+		return ""
+	}
+	for _, key := range []string{"command", "cmd", "script"} {
+		v, ok := c.Args[key]
+		if !ok {
+			continue
+		}
+		switch v.(type) {
+		case string, []any, []string:
+			return ""
+		}
+		return fmt.Sprintf("malformed %s call: args.%s must be a string, not %s", c.Tool, key, jsonKind(v))
+	}
+	return fmt.Sprintf("malformed %s call: no args.command", c.Tool)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "a number"
 }

@@ -115,6 +115,10 @@ func TestRequestChecks(t *testing.T) {
 		{"pre without tool", nil, `{"session_id":"s","hook_event_name":"PreToolUse"}`, 400},
 		{"tool_input not object", nil, `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm"}`, 400},
 		{"two values", nil, sessionStart + sessionStart, 400},
+		{"pre without tool_input", nil, `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash"}`, 400},
+		{"tool_input null", nil, `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":null}`, 400},
+		{"command not a string", nil, `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":7}}`, 400},
+		{"nested too deep", nil, `{"session_id":"s","hook_event_name":"Notification","message":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`, 400},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

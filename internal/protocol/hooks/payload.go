@@ -66,9 +66,14 @@ type Payload struct {
 }
 
 // Decode parses and validates one hook body: one JSON object with a
-// non-empty string session_id and hook_event_name. A PreToolUse needs a
-// tool_name, and its tool_input, when present, must be an object.
+// non-empty string session_id and hook_event_name, nested no deeper than
+// event.MaxDepth. A PreToolUse needs a tool_name and a tool_input object
+// whose command, when present, is a string; any other tool_input, when
+// present, must be an object.
 func Decode(body []byte) (*Payload, error) {
+	if err := event.CheckDepth(body, event.MaxDepth); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var raw map[string]any
@@ -108,8 +113,18 @@ func Decode(body []byte) (*Payload, error) {
 	default:
 		return nil, errors.New(`"tool_input" must be a JSON object`)
 	}
-	if p.HookEventName == EventPreToolUse && p.ToolName == "" {
-		return nil, errors.New(`PreToolUse needs "tool_name"`)
+	if p.HookEventName == EventPreToolUse {
+		if p.ToolName == "" {
+			return nil, errors.New(`PreToolUse needs "tool_name"`)
+		}
+		if p.ToolInput == nil {
+			return nil, errors.New(`PreToolUse needs "tool_input" (a JSON object)`)
+		}
+		if cmd, ok := p.ToolInput["command"]; ok {
+			if _, isString := cmd.(string); !isString {
+				return nil, errors.New(`"tool_input.command" must be a JSON string`)
+			}
+		}
 	}
 	return p, nil
 }

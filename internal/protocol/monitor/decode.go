@@ -71,9 +71,14 @@ type Message struct {
 }
 
 // Decode parses and validates one request body. It fails on malformed JSON,
-// a body that is not one JSON object, a missing or unknown type, a field of
-// the wrong JSON type, and a tool.pre_execute without a tool.
+// a body that is not one JSON object, JSON nested deeper than
+// event.MaxDepth, a missing or unknown type, a field of the wrong JSON type,
+// and a tool.pre_execute without a tool, without args (or args null), or
+// whose args.command is not a string.
 func Decode(body []byte) (*Message, error) {
+	if err := event.CheckDepth(body, event.MaxDepth); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var m Message
@@ -94,6 +99,14 @@ func Decode(body []byte) (*Message, error) {
 	case TypePreExecute:
 		if m.Tool == "" {
 			return nil, errors.New(`tool.pre_execute needs "tool"`)
+		}
+		if m.Args == nil {
+			return nil, errors.New(`tool.pre_execute needs "args" (a JSON object)`)
+		}
+		if cmd, ok := m.Args["command"]; ok {
+			if _, isString := cmd.(string); !isString {
+				return nil, errors.New(`"args.command" must be a JSON string`)
+			}
 		}
 	default:
 		return nil, fmt.Errorf("unknown type %q (want session.started, tool.pre_execute, tool.post_execute, session.idle or session.error)", m.Type)

@@ -208,6 +208,11 @@ func TestBadInputIsRejectedAndNothingRecorded(t *testing.T) {
 		{"wrong field type", `{"type":"tool.pre_execute","tool":"bash","timestamp":"yesterday"}`, 400},
 		{"pre_execute without tool", `{"type":"tool.pre_execute","sessionID":"s"}`, 400},
 		{"two values", `{"type":"session.started"} {"type":"session.started"}`, 400},
+		{"args null", `{"type":"tool.pre_execute","sessionID":"s","tool":"bash","args":null}`, 400},
+		{"no args", `{"type":"tool.pre_execute","sessionID":"s","tool":"bash"}`, 400},
+		{"command not a string", `{"type":"tool.pre_execute","sessionID":"s","tool":"bash","args":{"command":["rm","-rf","/"]}}`, 400},
+		{"command null", `{"type":"tool.pre_execute","sessionID":"s","tool":"bash","args":{"command":null}}`, 400},
+		{"nested too deep", `{"type":"session.error","sessionID":"s","error":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`, 400},
 		{"too big", `{"type":"session.started","project":"` + strings.Repeat("x", MaxBody) + `"}`, 413},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
