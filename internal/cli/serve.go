@@ -128,6 +128,7 @@ the log which changed settings need a restart).`,
 					NpmDirs:          binfind.DefaultNpmDirs("", home()),
 					Version:          Version,
 					LogSettings:      cfg.Log,
+					Limits:           cfg.Limits,
 				}, nil
 			}
 			dcfg, err := build()

@@ -52,6 +52,32 @@ type Config struct {
 	// nil means on (where the kernel has Landlock). A workspace's metadata
 	// key warden.sandbox (on|off) overrides it for that workspace.
 	AgentSandbox *bool `yaml:"agentSandbox"`
+	// Limits bounds what one client may hold of a door.
+	Limits Limits `yaml:"limits"`
+}
+
+// Limits bounds what one client may hold of a door. Zero values mean the
+// defaults.
+type Limits struct {
+	// BodyReadTimeout is how long a door waits for a request's whole body
+	// (DefaultBodyReadTimeout); a body that trickles in slower is cut. It
+	// does not apply to long-lived streams (SSE, WebSockets), whose requests
+	// carry no body.
+	BodyReadTimeout Duration `yaml:"bodyReadTimeout"`
+	// AuthTimeout is how long a control door connection may stay
+	// unauthenticated before it is closed (control.DefaultAuthTimeout).
+	AuthTimeout Duration `yaml:"authTimeout"`
+}
+
+// DefaultBodyReadTimeout is how long a door waits for a request body.
+const DefaultBodyReadTimeout = 30 * time.Second
+
+// BodyRead returns the body read timeout in force.
+func (l Limits) BodyRead() time.Duration {
+	if l.BodyReadTimeout == 0 {
+		return DefaultBodyReadTimeout
+	}
+	return time.Duration(l.BodyReadTimeout)
 }
 
 // AgentSandboxOn reports the global confinement setting (default on).

@@ -101,6 +101,9 @@ type Config struct {
 	// Reconfigure returns the configuration as it would be built now (the
 	// config file and flags read again); nil reloads the policy file only.
 	Reconfigure func() (Config, error)
+	// Limits bound what one client may hold of a door (request body read
+	// timeout, unauthenticated control connections).
+	Limits config.Limits
 	// LogSettings are the settings Logger was built from (a change on
 	// reload needs a restart).
 	LogSettings config.Log
@@ -348,7 +351,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	var srvs []*http.Server
 	for _, b := range servers {
 		srv := &http.Server{
-			Handler:           b.h,
+			// no ReadTimeout: it would also cancel long-lived streams
+			// (events --follow, MCP, WebSockets); bodies get their own
+			// deadline instead
+			Handler:           bodyDeadline(b.h, cfg.Limits.BodyRead()),
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       120 * time.Second,
 			BaseContext:       func(net.Listener) context.Context { return baseCtx },

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/confine"
@@ -165,6 +166,7 @@ func newControlDoor(d *Deps) (Door, error) {
 	}
 	ctl, err := control.New(control.Options{
 		Core: d.Core, Ops: d.Ops, Settings: cfg.Control, Token: d.Credentials.AdminToken(), Workspace: cfg.ControlWorkspace, Logger: ctlLogger,
+		AuthTimeout: time.Duration(cfg.Limits.AuthTimeout),
 	})
 	if err != nil {
 		if f != nil {

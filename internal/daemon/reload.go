@@ -58,6 +58,12 @@ func reload(c *core.Core, cur Config, logger *slog.Logger) Config {
 	if next.AgentSandbox != cur.AgentSandbox {
 		restart = append(restart, "agentSandbox")
 	}
+	if next.Limits != cur.Limits {
+		restart = append(restart, "limits")
+	}
+	if next.DataDir != cur.DataDir {
+		restart = append(restart, "dataDir")
+	}
 	if next.LogSettings != cur.LogSettings {
 		restart = append(restart, "log")
 	}

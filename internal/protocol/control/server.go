@@ -53,6 +53,9 @@ type Options struct {
 	Workspace string
 	// Logger receives operational logs.
 	Logger *slog.Logger
+	// AuthTimeout is how long a connection may stay unauthenticated before
+	// it is closed (DefaultAuthTimeout when 0; negative: never).
+	AuthTimeout time.Duration
 	// Now and Random are injected for tests (defaults: time.Now, crypto/rand).
 	Now    func() time.Time
 	Random func(b []byte)
@@ -87,6 +90,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.AuthTimeout == 0 {
+		opts.AuthTimeout = DefaultAuthTimeout
 	}
 	if opts.Random == nil {
 		opts.Random = func(b []byte) { _, _ = rand.Read(b) }
@@ -236,6 +242,11 @@ func (s *Server) Close() error {
 	}
 	return nil
 }
+
+// DefaultAuthTimeout is how long a connection may stay unauthenticated: a
+// client answers auth.challenge at once, and an open socket that never
+// does only holds a connection and its goroutines.
+const DefaultAuthTimeout = 10 * time.Second
 
 // Addr returns the listener address the settings ask for, given the
 // default address of the control listener.

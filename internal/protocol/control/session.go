@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,18 @@ func (ss *session) serve(ctx context.Context, c *websocket.Conn) {
 	if err := ss.challenge(ctx); err != nil {
 		c.CloseNow()
 		return
+	}
+	if d := ss.srv.opts.AuthTimeout; d > 0 {
+		timer := time.AfterFunc(d, func() {
+			ss.mu.Lock()
+			authed := ss.id != ""
+			ss.mu.Unlock()
+			if !authed {
+				ss.srv.log.Info("closing a connection that did not authenticate in time", "timeout", d)
+				c.Close(websocket.StatusPolicyViolation, fmt.Sprintf("not authenticated within %s: answer auth.challenge with auth.authenticate", d))
+			}
+		})
+		defer timer.Stop()
 	}
 	err := conn.Run(ctx)
 	ss.cleanup()
