@@ -47,7 +47,8 @@ func newDoctorCmd(o *options) *cobra.Command {
 		Short: "Check this machine's warden: kernel sandbox, data dir, daemon, installed hooks and plugins, agents, language servers",
 		Long: `doctor checks what warden needs and says what to do about each problem:
 the kernel sandbox (what Landlock enforces here and what it does not), the data
-dir and its credentials, the daemon, the Claude Code hooks and the OpenCode
+dir and its credentials, the daemon, the ports of its doors (free, held by this
+warden, or held by something else), the Claude Code hooks and the OpenCode
 plugin warden installed (and that the binary they run exists), the agent
 programs and the language servers. It exits 1 when a check fails.`,
 		Args: cobra.NoArgs,
@@ -102,6 +103,7 @@ func (o *options) doctor(ctx context.Context) []check {
 	out = append(out, dataDirChecks(dataDir)...)
 	out = append(out, logCheck(ctx, dataDir))
 	out = append(out, daemonCheck(ctx, dataDir))
+	out = append(out, portChecks(cfg, dataDir)...)
 	out = append(out, claudeHookChecks(home())...)
 	out = append(out, openCodePluginCheck())
 	out = append(out, o.agentChecks()...)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,16 @@ func runDoctor(t *testing.T, home, dataDir string) (map[string]check, int) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("WARDEN_DATA_DIR", "")
+	// the doors on ports nothing else can hold, so a warden on this
+	// machine's defaults does not fail the ports checks
+	cfgFile := filepath.Join(home, ".config", "warden", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfgFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	anyPort := "listeners: {monitor: 127.0.0.1:0, hooks: 127.0.0.1:0, health: 127.0.0.1:0, control: 127.0.0.1:0, mcp: 127.0.0.1:0}\n"
+	if err := os.WriteFile(cfgFile, []byte(anyPort), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var out, errOut bytes.Buffer
 	code := Main([]string{"doctor", "--json", "--data-dir", dataDir}, strings.NewReader(""), &out, &errOut)
 	var list []check
@@ -135,5 +146,34 @@ func TestDoctor(t *testing.T) {
 	checks, code = runDoctor(t, home, data)
 	if c := checks["event log"]; code != 1 || c.Status != statusFail || !strings.Contains(c.Detail, "empty") || !strings.Contains(c.Fix, "warden events import") {
 		t.Errorf("emptied log: exit %d, %+v", code, c)
+	}
+}
+
+func TestDoctorPorts(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	addr := held.Addr().String()
+	// held by something else: serve could not start
+	c := portCheck("monitor", addr, "", 0)
+	if c.Status != statusFail || !strings.Contains(c.Detail, "held by another process") || !strings.Contains(c.Fix, "--monitor-addr") || !strings.Contains(c.Fix, "sport = :"+port(addr)) {
+		t.Errorf("held port: %+v", c)
+	}
+	// held by this data dir's warden: fine
+	if c := portCheck("monitor", addr, addr, 42); c.Status != statusOK || !strings.Contains(c.Detail, "held by this warden (pid 42)") {
+		t.Errorf("warden's own port: %+v", c)
+	}
+	if c := portCheck("monitor", "localhost:"+port(addr), addr, 42); c.Status != statusOK || !strings.Contains(c.Detail, "this warden") {
+		t.Errorf("localhost spelling: %+v", c)
+	}
+	// free, and off
+	held.Close()
+	if c := portCheck("hooks", addr, "", 0); c.Status != statusOK || !strings.Contains(c.Detail, "free") {
+		t.Errorf("free port: %+v", c)
+	}
+	if c := portCheck("health", "", "", 0); c.Status != statusOK || !strings.Contains(c.Detail, "off") {
+		t.Errorf("off: %+v", c)
 	}
 }
