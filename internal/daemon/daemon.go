@@ -226,9 +226,6 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			logger.Warn("the current directory is not registered as a workspace; doors serve registered workspaces only (warden workspace add DIR)", "dir", cfg.ControlWorkspace, "err", err)
 		}
 	}
-	// One operations layer for every door: one set of services (file
-	// system, editor, language servers, git, terminals, debuggers) per
-	// registered workspace.
 	confiner, err := confinerExe(cfg.DataDir)
 	if err != nil {
 		// sandbox.CommandWith still refuses a program a confined command
@@ -236,18 +233,6 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		logger.Warn("confined commands start through warden's own program", "err", err)
 		confiner, _ = os.Executable()
 	}
-	opsSvc, err := ops.New(ops.Options{
-		Core: c, Registry: reg, Logger: logger.With("part", "ops"),
-		Launcher: sandboxLauncher{core: c, machine: machine, exe: confiner, guarded: append([]string{cfg.PolicyFile}, cfg.PolicyEnv.PolicyFiles...)},
-	})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := opsSvc.Close(); cerr != nil {
-			logger.Warn("stopping workspace services", "err", cerr)
-		}
-	}()
 
 	// Every door's listener is bound first: agents are told where the doors
 	// are, so the supervisor needs the bound addresses.
@@ -300,6 +285,25 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		closeAll()
 		return err
 	}
+	// One operations layer for every door: one set of services (file
+	// system, editor, language servers, git, terminals, debuggers) per
+	// registered workspace. New terminals learn where the workspace's agent
+	// runs from the supervisor (WARDEN_OPENCODE_PORT, ...), through a
+	// hook: the operations layer does not know the supervisor.
+	opsSvc, err := ops.New(ops.Options{
+		Core: c, Registry: reg, Logger: logger.With("part", "ops"),
+		Launcher:     sandboxLauncher{core: c, machine: machine, exe: confiner, guarded: append([]string{cfg.PolicyFile}, cfg.PolicyEnv.PolicyFiles...)},
+		WorkspaceEnv: sv.TerminalEnv,
+	})
+	if err != nil {
+		closeAll()
+		return err
+	}
+	defer func() {
+		if cerr := opsSvc.Close(); cerr != nil {
+			logger.Warn("stopping workspace services", "err", cerr)
+		}
+	}()
 	deps := &Deps{
 		Ctx: ctx, Config: cfg, Core: c, Ops: opsSvc, Credentials: creds, Supervisor: sv, Keys: doorKeys,
 		Runtime: rt, Confiner: agentConfiner(c, sv, cfg, logger), Logger: logger, built: map[string]Door{},

@@ -90,6 +90,14 @@ type Options struct {
 	// TerminalEnv is the base environment of terminal shells ("KEY=value");
 	// nil means the daemon's own environment.
 	TerminalEnv []string
+	// WorkspaceEnv, when set, returns warden's own variables for a new
+	// terminal in the workspace root: where the workspace's agent runs
+	// (WARDEN_OPENCODE_PORT, WARDEN_OPENCODE_SESSION_ID, ...), so `warden
+	// run opencode` there attaches to it (the spec's port discovery for new
+	// terminals). They are warden's, so they are not judged by CheckEnv as
+	// a client's are, and they are set over the client's. The daemon
+	// implements it over the agent supervisor.
+	WorkspaceEnv func(root string) map[string]string
 	// Shell is the program of every terminal; empty means $SHELL or
 	// /bin/bash.
 	Shell string

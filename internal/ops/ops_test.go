@@ -436,3 +436,59 @@ func TestLineContinuationIsJudgedWhole(t *testing.T) {
 		t.Fatalf("last gated %q, want %q", calls[len(calls)-1], want)
 	}
 }
+
+// A new terminal gets warden's own variables for its workspace (where the
+// workspace's agent runs), unjudged and over the client's, as the spec's
+// port discovery for new terminals asks; the client's are still judged.
+func TestTerminalGetsTheWorkspacesAgentEnvironment(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := coretest.New(t, coretest.Options{})
+	reg, err := workspace.Open(filepath.Join(t.TempDir(), "workspaces.json"), workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reg.Add(root); err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	var mu sync.Mutex
+	svc, err := ops.New(ops.Options{
+		Core: c, Registry: reg, Shell: "/bin/bash",
+		TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "TERM=dumb", "PS1=$ "},
+		WorkspaceEnv: func(r string) map[string]string {
+			mu.Lock()
+			asked = append(asked, r)
+			mu.Unlock()
+			return map[string]string{"WARDEN_OPENCODE_PORT": "4242", "WARDEN_OPENCODE_SESSION_ID": "ses_abc"}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	ws, err := svc.Workspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{core: c, svc: svc, reg: reg, root: root, ws: ws}
+	if _, err := ws.CreateTerminal(t.Context(), caller, ops.TerminalOptions{Env: map[string]string{"LD_PRELOAD": "/tmp/x.so"}}); !errors.Is(err, ops.ErrEnvRefused) {
+		t.Fatalf("client env with LD_PRELOAD: %v, want refused", err)
+	}
+	out := listen(f)
+	tm, err := ws.CreateTerminal(t.Context(), caller, ops.TerminalOptions{Env: map[string]string{"FOO": "bar", "WARDEN_OPENCODE_PORT": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.SendText(t.Context(), caller, tm.ID, `echo "P=[$WARDEN_OPENCODE_PORT] S=[$WARDEN_OPENCODE_SESSION_ID] F=[$FOO]"`, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	out.waitFor(t, "P=[4242] S=[ses_abc] F=[bar]")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0] != root {
+		t.Fatalf("WorkspaceEnv asked for %v, want [%s]", asked, root)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,7 +115,8 @@ type TerminalOptions struct {
 
 // CreateTerminal opens a shell on a real PTY in the workspace, confined by
 // the kernel sandbox when the Service has a Launcher. Its environment is
-// judged (CheckEnv) and the start is gated as the shell command `cd CWD`
+// judged (CheckEnv), warden's own variables for the workspace
+// (Options.WorkspaceEnv) are added, and the start is gated as the shell command `cd CWD`
 // with the environment in the record; what is typed into it later is gated
 // by SendText.
 func (w *Workspace) CreateTerminal(ctx context.Context, c Caller, o TerminalOptions) (*terminal.Terminal, error) {
@@ -132,7 +134,25 @@ func (w *Workspace) CreateTerminal(ctx context.Context, c Caller, o TerminalOpti
 	if err != nil {
 		return nil, err
 	}
-	return p.Terminals().Create(terminal.Options{Name: o.Name, Cwd: o.Cwd, Env: o.Env})
+	return p.Terminals().Create(terminal.Options{Name: o.Name, Cwd: o.Cwd, Env: w.terminalVars(o.Env)})
+}
+
+// terminalVars is the environment a new terminal gets on top of the base:
+// the client's (judged already), then warden's own for the workspace
+// (Options.WorkspaceEnv), which win.
+func (w *Workspace) terminalVars(client map[string]string) map[string]string {
+	fn := w.svc.opts.WorkspaceEnv
+	if fn == nil {
+		return client
+	}
+	own := fn(w.root)
+	if len(own) == 0 {
+		return client
+	}
+	env := make(map[string]string, len(client)+len(own))
+	maps.Copy(env, client)
+	maps.Copy(env, own)
+	return env
 }
 
 // lineBuffer is what was typed into a terminal since its last Enter.

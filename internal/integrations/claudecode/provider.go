@@ -379,10 +379,11 @@ func (p *Provider) Tick() {
 }
 
 // MarkActive notes that Claude reached warden: with no status yet the
-// status becomes idle.
+// status becomes idle. Calls while marked change nothing (the MCP door
+// calls it on every request).
 func (p *Provider) MarkActive() {
 	p.mu.Lock()
-	if p.disposed {
+	if p.disposed || p.marked {
 		p.mu.Unlock()
 		return
 	}

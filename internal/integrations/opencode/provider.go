@@ -572,8 +572,16 @@ func (p *Provider) Environment() map[string]string {
 }
 
 // MarkActive notes that the agent reached warden: a connected provider with
-// no session yet reports idle instead of none.
+// no session yet reports idle instead of none. Only the first call changes
+// anything (the MCP door calls it on every request).
 func (p *Provider) MarkActive() {
+	p.mu.Lock()
+	done := p.active || p.disposed
+	p.mu.Unlock()
+	if done {
+		return
+	}
+	p.log.Info("opencode reached warden over MCP")
 	p.update(func(*State) Changes { p.active = true; return Changes{} })
 }
 

@@ -653,6 +653,19 @@ func (s *Supervisor) RestartAgent(ctx context.Context, path string) (AgentInfo, 
 	return s.Agent(root)
 }
 
+// TerminalEnv is what a new terminal in the workspace root gets from
+// warden (the spec's port discovery for new terminals): the workspace's
+// WARDEN_* variables and, when the workspace's agent is known, where it
+// runs (WARDEN_OPENCODE_PORT and WARDEN_OPENCODE_SESSION_ID, or
+// WARDEN_CLAUDE_SESSION_ID): the `env` of `warden agents --json`. It holds
+// no credential.
+func (s *Supervisor) TerminalEnv(root string) map[string]string {
+	if tr, ok := s.tracked(root); ok {
+		return tr.p.Environment()
+	}
+	return s.baseEnv(root)
+}
+
 // MarkActive notes the workspace's agent reached warden over MCP.
 func (s *Supervisor) MarkActive(root string) {
 	if tr, ok := s.tracked(root); ok {

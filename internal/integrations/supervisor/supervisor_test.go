@@ -1164,3 +1164,23 @@ func TestStopAgentClosesItsApprovalsAsLost(t *testing.T) {
 		return len(pend[ws]) == 0 && len(pend[other]) == 1
 	})
 }
+
+// A new terminal's environment from warden: the workspace's variables, and
+// where its agent runs once one is tracked; never a credential.
+func TestTerminalEnv(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	ws := f.addWorkspace(t)
+	env := f.s.TerminalEnv(ws)
+	if env["WARDEN_WORKSPACE_PATH"] != ws || env["WARDEN_MCP_PORT"] != "1" {
+		t.Fatalf("untracked workspace: %v", env)
+	}
+	f.track(ws, newFakeProvider("ses_test"))
+	if env := f.s.TerminalEnv(ws); env["FAKE"] != "1" {
+		t.Fatalf("tracked workspace: %v, want the provider's environment", env)
+	}
+	for k := range f.s.TerminalEnv(ws) {
+		if k == agent.CredentialVar || k == "WARDEN_TOKEN" {
+			t.Fatalf("terminal environment holds %s", k)
+		}
+	}
+}

@@ -36,7 +36,6 @@ func (s *Server) begin(req *sdk.CallToolRequest, tool string) (*call, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s is not a registered workspace (%s): run `warden workspace add %s` first", p, WorkspaceHeader, p)
 	}
-	s.markActive(root)
 	ws, err := s.opsWorkspace(root)
 	if err != nil {
 		return nil, err

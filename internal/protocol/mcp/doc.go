@@ -27,7 +27,8 @@
 //
 // Every request names its workspace with the X-Workspace-Path header (an
 // absolute path; Workspaces.Lookup resolves it to a registered root). The
-// first request naming a root calls Workspaces.MarkActive. A tool call without
+// every request naming a root calls Workspaces.MarkActive (not only the first:
+// an agent stopped and started again gets a new provider). A tool call without
 // the header, or naming a path that is not a registered workspace, is answered
 // with a tool error (isError) saying what to send or to run
 // `warden workspace add PATH`. Paths in tool arguments are relative to the

@@ -611,10 +611,17 @@ func TestWorkspaceHeader(t *testing.T) {
 	}
 	cs := e.connect(link)
 	ok(t, cs, "workspace.getStatus", map[string]any{})
+	first := e.ws.activeCount(e.root)
+	if first == 0 {
+		t.Fatal("a request naming the workspace did not mark it active")
+	}
+	// Every request marks it, not only the first of the daemon's life: an
+	// agent stopped and started again (a new provider, status none) is seen
+	// as soon as the new one reaches warden.
 	cs2 := e.connect(e.root)
 	ok(t, cs2, "fs.listDirectory", map[string]any{})
-	if n := e.ws.activeCount(e.root); n != 1 {
-		t.Errorf("MarkActive called %d times, want 1", n)
+	if n := e.ws.activeCount(e.root); n <= first {
+		t.Errorf("MarkActive called %d times after a second agent's requests, want more than %d", n, first)
 	}
 }
 

@@ -44,7 +44,10 @@ type Workspaces interface {
 	Create(ctx context.Context, root, name, base string) (string, error)
 	// Delete removes the workspace root (and its worktree when warden made it).
 	Delete(ctx context.Context, root string) error
-	// MarkActive notes the workspace's agent reached warden over MCP.
+	// MarkActive notes the workspace's agent reached warden over MCP. It
+	// is called for every request naming root (so an agent stopped and
+	// started again is seen by its first request); it must be cheap, and
+	// calls after the first change nothing.
 	MarkActive(root string)
 }
 
@@ -92,7 +95,6 @@ type Server struct {
 
 	mu     sync.Mutex
 	closed bool
-	active map[string]bool // roots already marked active
 }
 
 // New returns the door configured by opts.
@@ -115,9 +117,8 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts:   opts,
-		log:    log,
-		active: map[string]bool{},
+		opts: opts,
+		log:  log,
 	}
 	version := opts.Version
 	if version == "" {
@@ -139,8 +140,8 @@ func New(opts Options) (*Server, error) {
 }
 
 // ServeHTTP checks the request (path, Host and Origin, token, body size),
-// marks its workspace active on first sight, and hands it to the SDK's
-// streamable HTTP handler.
+// marks its workspace active, and hands it to the SDK's streamable HTTP
+// handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/mcp" && r.URL.Path != "/" {
 		writeError(w, http.StatusNotFound, "not found: the MCP endpoint is /mcp")
@@ -171,7 +172,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if p := r.Header.Get(WorkspaceHeader); p != "" {
 		if root, ok := s.opts.Workspaces.Lookup(p); ok {
-			s.markActive(root)
+			s.opts.Workspaces.MarkActive(root)
 		}
 	}
 	s.handler.ServeHTTP(w, r)
@@ -200,19 +201,6 @@ func (s *Server) authorize(r *http.Request) (int, string) {
 		return http.StatusForbidden, fmt.Sprintf("forbidden: %s is scoped to workspace %s; it cannot act on %s", p, p.Workspace, h)
 	}
 	return 0, ""
-}
-
-// markActive tells the registry, once per root, that its agent reached
-// warden over MCP.
-func (s *Server) markActive(root string) {
-	s.mu.Lock()
-	first := !s.active[root]
-	s.active[root] = true
-	s.mu.Unlock()
-	if first {
-		s.log.Info("workspace reached over MCP", "workspace", root)
-		s.opts.Workspaces.MarkActive(root)
-	}
 }
 
 // writeError answers with status and a JSON body {"error": msg}.

@@ -6,9 +6,6 @@ import (
 
 // forget stops the services of root (after workspace.delete).
 func (s *Server) forget(root string) {
-	s.mu.Lock()
-	delete(s.active, root)
-	s.mu.Unlock()
 	s.opts.Ops.Forget(root)
 }
 
