@@ -113,7 +113,9 @@ func (e *Editor) emit(f func(l Listener)) {
 
 // Open opens path with the given content (read from disk by the caller) and
 // makes it active. Opening an open document only makes it active (its
-// unsaved edits are kept). column is the view column (1 when 0).
+// unsaved edits are kept) and, when column is positive, moves it to that
+// view column. column is the view column (1 when 0 for a new document; an
+// open document keeps its column when 0).
 func (e *Editor) Open(path, languageID, content string, column int) Snapshot {
 	return e.open(path, languageID, content, column, true)
 }
@@ -126,15 +128,15 @@ func (e *Editor) Load(path, languageID, content string) Snapshot {
 }
 
 func (e *Editor) open(path, languageID, content string, column int, activate bool) Snapshot {
-	if column <= 0 {
-		column = 1
-	}
 	e.mu.Lock()
 	d, ok := e.docs[path]
-	if !ok {
-		d = &Document{Path: path, LanguageID: languageID, text: content, saved: content, version: 1, column: column}
+	switch {
+	case !ok:
+		d = &Document{Path: path, LanguageID: languageID, text: content, saved: content, version: 1, column: max(column, 1)}
 		e.docs[path] = d
 		e.order = append(e.order, path)
+	case activate && column > 0:
+		d.column = column
 	}
 	if activate || e.active == "" {
 		e.active = path
@@ -337,6 +339,31 @@ func (d *Document) snapshot() Snapshot {
 }
 
 // lineCount counts lines as VS Code does: one more than the newlines.
+// CheckPosition returns nil when p lies inside text (a line of it, at most
+// at the end of that line), else an error wrapping ErrBadRange that says
+// where the text ends.
+func CheckPosition(text string, p Position) error {
+	_, err := offset(text, p)
+	return err
+}
+
+// CheckRange is CheckPosition for both ends of r, with r.End not before
+// r.Start.
+func CheckRange(text string, r Range) error {
+	a, err := offset(text, r.Start)
+	if err != nil {
+		return err
+	}
+	b, err := offset(text, r.End)
+	if err != nil {
+		return err
+	}
+	if b < a {
+		return fmt.Errorf("%w: end %d:%d before start %d:%d", ErrBadRange, r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
+	}
+	return nil
+}
+
 func lineCount(s string) int { return strings.Count(s, "\n") + 1 }
 
 // offset converts a position to a byte offset in s. A character past the
@@ -374,7 +401,7 @@ func offset(s string, p Position) (int, error) {
 	if units == p.Character {
 		return off + len(line), nil
 	}
-	return 0, fmt.Errorf("%w: character %d past the end of line %d (%d)", ErrBadRange, p.Character, p.Line, units)
+	return 0, fmt.Errorf("%w: character %d past the end of line %d (it has %d characters)", ErrBadRange, p.Character, p.Line, units)
 }
 
 func textIn(s string, r Range) (string, error) {

@@ -33,6 +33,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,6 +53,19 @@ var ErrBadPath = errors.New("refused path")
 
 // ErrNoPaths is returned by Stage and Unstage when given no paths.
 var ErrNoPaths = errors.New("no paths given")
+
+// ErrNoMatch is returned (wrapped, with the paths) by Stage and Unstage
+// when a path matches no file of the work tree or the index.
+var ErrNoMatch = errors.New("path matches no file")
+
+// ErrNoBranch is returned (wrapped, with the name) by Checkout without
+// create for a branch that exists neither locally nor as a single
+// remote-tracking branch git could start it from.
+var ErrNoBranch = errors.New("no such branch")
+
+// ErrNothingStaged is returned by Commit when the index holds no change
+// from HEAD (and git has nothing else to record, such as a merge).
+var ErrNothingStaged = errors.New("nothing staged to commit")
 
 // DefaultLogMax is the number of log entries returned when Log's max is not
 // positive.
@@ -384,9 +398,33 @@ func (r *Repo) Stage(ctx context.Context, paths []string) error {
 		return err
 	}
 	if _, err := r.run(ctx, call{}, append([]string{"add", "--"}, paths...)...); err != nil {
-		return fmt.Errorf("gitcli: stage: %w", err)
+		return r.unmatched(ctx, "stage", paths, err)
 	}
 	return nil
+}
+
+// unmatched explains a failed stage or unstage: when some paths match
+// nothing git knows (neither in the work tree nor in the index, nor in
+// HEAD), the error wraps ErrNoMatch and names them; otherwise it is err.
+func (r *Repo) unmatched(ctx context.Context, op string, paths []string, err error) error {
+	args := []string{"ls-files", "--error-unmatch", "--cached", "--others"}
+	if r.hasHead(ctx) {
+		args = append(args, "--with-tree=HEAD") // staged deletions still match
+	}
+	var none []string
+	for _, p := range paths {
+		if _, lerr := r.run(ctx, call{read: true}, append(args, "--", p)...); lerr != nil {
+			var ge *Error
+			if !errors.As(lerr, &ge) || ctx.Err() != nil {
+				return fmt.Errorf("gitcli: %s: %w", op, err)
+			}
+			none = append(none, strconv.Quote(p))
+		}
+	}
+	if len(none) == 0 {
+		return fmt.Errorf("gitcli: %s: %w", op, err)
+	}
+	return fmt.Errorf("gitcli: %s: %w: %s: %w", op, ErrNoMatch, strings.Join(none, ", "), err)
 }
 
 // Unstage resets the index entries of paths to HEAD, leaving the work tree
@@ -405,7 +443,7 @@ func (r *Repo) Unstage(ctx context.Context, paths []string) error {
 		args = []string{"reset", "-q", "--"}
 	}
 	if _, err := r.run(ctx, call{}, append(args, paths...)...); err != nil {
-		return fmt.Errorf("gitcli: unstage: %w", err)
+		return r.unmatched(ctx, "unstage", paths, err)
 	}
 	return nil
 }
@@ -419,6 +457,11 @@ func (r *Repo) Commit(ctx context.Context, message string) error {
 		return err
 	}
 	if _, err := r.run(ctx, call{stdin: &message}, "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
+		// git diff --cached --quiet exits 0 when the index equals HEAD
+		// (before the first commit: when it is empty)
+		if _, derr := r.run(ctx, call{read: true}, "diff", "--cached", "--quiet"); derr == nil && ctx.Err() == nil {
+			return fmt.Errorf("gitcli: commit: %w: %w", ErrNothingStaged, err)
+		}
 		return fmt.Errorf("gitcli: commit: %w", err)
 	}
 	return nil
@@ -456,14 +499,33 @@ func (r *Repo) Checkout(ctx context.Context, branch string, create bool) error {
 	}
 	args := []string{"switch", "-q", branch}
 	if create {
-		if _, err := r.run(ctx, call{read: true}, "rev-parse", "-q", "--verify", "refs/heads/"+branch); err != nil {
+		if !r.branchExists(ctx, branch) {
 			args = []string{"switch", "-q", "-c", branch}
 		}
 	}
 	if _, err := r.run(ctx, call{}, args...); err != nil {
+		if !create && ctx.Err() == nil && !r.branchKnown(ctx, branch) {
+			return fmt.Errorf("gitcli: checkout: %w %q: %w", ErrNoBranch, branch, err)
+		}
 		return fmt.Errorf("gitcli: checkout %q: %w", branch, err)
 	}
 	return nil
+}
+
+// branchExists reports whether the local branch name exists.
+func (r *Repo) branchExists(ctx context.Context, name string) bool {
+	_, err := r.run(ctx, call{read: true}, "rev-parse", "-q", "--verify", "refs/heads/"+name)
+	return err == nil
+}
+
+// branchKnown reports whether name is a local branch or a remote-tracking
+// branch that git switch could start it from.
+func (r *Repo) branchKnown(ctx context.Context, name string) bool {
+	if r.branchExists(ctx, name) {
+		return true
+	}
+	out, err := r.run(ctx, call{read: true}, "for-each-ref", "--count=1", "--format=%(refname)", "refs/remotes/*/"+name)
+	return err == nil && len(bytes.TrimSpace(out)) > 0
 }
 
 // Branches lists the local branches in name order. Before the first commit

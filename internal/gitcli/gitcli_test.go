@@ -310,8 +310,19 @@ func TestStageUnstage(t *testing.T) {
 	if err := r.Unstage(ctx, []string{""}); !errors.Is(err, ErrBadPath) {
 		t.Fatalf("Unstage empty path: %v", err)
 	}
-	if err := r.Stage(ctx, []string{"missing.txt"}); err == nil || !strings.Contains(err.Error(), "did not match") {
-		t.Fatalf("Stage missing: %v", err)
+	err := r.Stage(ctx, []string{"dir/b.txt", "missing.txt"})
+	if !errors.Is(err, ErrNoMatch) || !strings.Contains(err.Error(), `"missing.txt"`) || strings.Contains(err.Error(), `"dir/b.txt"`) {
+		t.Fatalf("Stage missing: %v, want ErrNoMatch naming missing.txt only", err)
+	}
+	if err := r.Unstage(ctx, []string{"nope/x.go"}); !errors.Is(err, ErrNoMatch) {
+		t.Fatalf("Unstage missing: %v, want ErrNoMatch", err)
+	}
+	// a staged deletion still matches (it is in HEAD)
+	if err := r.Stage(ctx, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unstage(ctx, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -344,8 +355,18 @@ func TestCommitMessageVerbatim(t *testing.T) {
 	}
 	err = r.Commit(ctx, "nothing staged")
 	var ge *Error
-	if !errors.As(err, &ge) || !strings.Contains(err.Error(), "nothing") {
-		t.Fatalf("empty commit: %v", err)
+	if !errors.As(err, &ge) || !errors.Is(err, ErrNothingStaged) {
+		t.Fatalf("empty commit: %v, want ErrNothingStaged", err)
+	}
+	// an unstaged change is still nothing staged
+	write(t, r, "a.txt", "changed\n")
+	if err := r.Commit(ctx, "still nothing"); !errors.Is(err, ErrNothingStaged) {
+		t.Fatalf("commit with only unstaged changes: %v, want ErrNothingStaged", err)
+	}
+	// before the first commit
+	r2 := newRepo(t)
+	if err := r2.Commit(ctx, "first"); !errors.Is(err, ErrNothingStaged) {
+		t.Fatalf("first commit with an empty index: %v, want ErrNothingStaged", err)
 	}
 }
 
@@ -376,8 +397,14 @@ func TestCheckoutAndBranches(t *testing.T) {
 		t.Fatalf("status branch %q, %v", st.Branch, err)
 	}
 	err := r.Checkout(ctx, "missing", false)
-	if err == nil || errors.Is(err, ErrBadRef) || !strings.Contains(err.Error(), "missing") {
-		t.Fatalf("checkout missing: %v", err)
+	if !errors.Is(err, ErrNoBranch) || errors.Is(err, ErrBadRef) || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("checkout missing: %v, want ErrNoBranch", err)
+	}
+	// a branch git can start from a remote-tracking branch is not missing
+	mustGit(t, r, "remote", "add", "origin", r.Dir)
+	mustGit(t, r, "update-ref", "refs/remotes/origin/from-remote", "HEAD")
+	if err := r.Checkout(ctx, "from-remote", false); err != nil {
+		t.Fatalf("checkout of a remote-tracking branch: %v", err)
 	}
 }
 

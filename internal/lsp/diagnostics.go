@@ -119,6 +119,9 @@ func (m *Manager) DiagnosticList() []FileDiagnostic {
 // what you expect. It fails with ctx's error when ctx ends first.
 func (m *Manager) WaitDiagnostics(ctx context.Context, u protocol.DocumentURI, until func([]protocol.Diagnostic) bool) ([]protocol.Diagnostic, error) {
 	u = normURI(u)
+	if err := m.Serves(u); err != nil {
+		return nil, err // nothing will ever publish: no need to wait
+	}
 	for {
 		m.diags.mu.Lock()
 		e, ok := m.diags.entries[u]
@@ -152,4 +155,35 @@ func SeverityName(s protocol.DiagnosticSeverity) string {
 		return "hint"
 	}
 	return "error"
+}
+
+// Serves returns nil when a language server serves u: it is open on one,
+// or one is configured for its language and its program is found. It
+// fails with ErrNoServer or ErrNotInstalled otherwise, without starting
+// anything.
+func (m *Manager) Serves(u protocol.DocumentURI) error {
+	u = normURI(u)
+	m.mu.Lock()
+	_, open := m.docs[u]
+	closed := m.closed
+	m.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case open:
+		return nil
+	}
+	path, err := PathFromURI(u)
+	if err != nil {
+		return err
+	}
+	lang := LanguageID(path)
+	cfg, ok := m.byLang[lang]
+	if !ok {
+		return fmt.Errorf("%w: %q (%s)", ErrNoServer, lang, path)
+	}
+	if _, err := m.opts.Locate(cfg.Command); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrNotInstalled, cfg.Command, err)
+	}
+	return nil
 }

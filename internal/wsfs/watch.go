@@ -20,11 +20,25 @@ const (
 	// of a directory that appears, since they may be created before the new
 	// directory is watched).
 	Created = "created"
-	// Changed: a file's content was written.
+	// Changed: a file's content was written, or a file was replaced by
+	// another renamed over it (an atomic save).
 	Changed = "changed"
 	// Deleted: a file or directory was removed or renamed away.
 	Deleted = "deleted"
 )
+
+// ErrBadPattern reports a watch pattern that is not a valid glob.
+var ErrBadPattern = errors.New("invalid glob pattern")
+
+// Change is one change reported to a watch callback.
+type Change struct {
+	// Watcher is the id Watch returned for the callback's watch.
+	Watcher string
+	// Path is the workspace-relative, slash-separated path.
+	Path string
+	// Kind is Created, Changed or Deleted.
+	Kind string
+}
 
 // watchState is the FS's single shared fsnotify watcher (started by the
 // first Watch, stopped when the last is removed) and its subscribers.
@@ -34,17 +48,26 @@ type watchState struct {
 	cur    *fsnotify.Watcher
 	closed bool
 	wg     sync.WaitGroup
+	// known holds the workspace-relative paths that exist as far as the
+	// watcher knows (walked at start, then kept by its events), so a name
+	// that appears over an existing one (a rename over it) is a change,
+	// not a creation. Only the watch loop touches it.
+	known known
 }
 
 type watchSub struct {
 	pattern string
-	fn      func(path, kind string)
+	fn      func(Change)
 }
 
 // Watch calls fn for every change under the workspace whose
 // workspace-relative, slash-separated path matches the doublestar glob
 // pattern ("**/*.go", "src/*.ts"; an absolute pattern under the workspace
-// is made relative). kind is Created, Changed or Deleted. Directories are
+// is made relative), with the watch's id. A file written in place or
+// replaced by a rename over it (as WriteFile and editors' atomic saves do)
+// is Changed; a new name is Created; a removed or renamed-away one Deleted.
+// The temporary files of this package's own writes are not reported. A
+// pattern that is not a valid glob is ErrBadPattern. Directories are
 // watched recursively, new ones as they appear; .git is never watched and
 // symlinks are not followed. Nothing is debounced; paths that do not match
 // are not reported.
@@ -57,13 +80,13 @@ type watchSub struct {
 // directory swapped for a symlink in the instant between the walk and the
 // watch could have names (never contents) of an outside directory
 // reported; the swap is re-checked right after and such a watch removed.
-func (f *FS) Watch(pattern string, fn func(path string, kind string)) (string, error) {
+func (f *FS) Watch(pattern string, fn func(Change)) (string, error) {
 	if fn == nil {
 		return "", fmt.Errorf("wsfs: watch: nil callback: %w", fs.ErrInvalid)
 	}
 	pat := f.normPattern(pattern)
 	if !doublestar.ValidatePattern(pat) {
-		return "", fmt.Errorf("wsfs: watch %q: %w", pattern, doublestar.ErrBadPattern)
+		return "", fmt.Errorf("wsfs: watch: %w %q: %w", ErrBadPattern, pattern, doublestar.ErrBadPattern)
 	}
 	var rnd [8]byte
 	if _, err := randRead(rnd[:]); err != nil {
@@ -81,13 +104,14 @@ func (f *FS) Watch(pattern string, fn func(path string, kind string)) (string, e
 		if err != nil {
 			return "", fmt.Errorf("wsfs: watch: %w", err)
 		}
-		if err := f.addTree(w, ".", nil); err != nil {
+		known := known{}
+		if err := f.addTree(w, ".", known.add); err != nil {
 			w.Close()
 			return "", fmt.Errorf("wsfs: watch: %w", err)
 		}
 		f.w.cur = w
 		f.w.wg.Add(1)
-		go f.watchLoop(w)
+		go f.watchLoop(w, known)
 	}
 	f.w.subs[id] = &watchSub{pattern: pat, fn: fn}
 	return id, nil
@@ -144,8 +168,9 @@ func (f *FS) stopWatching() {
 
 // addTree watches the directory rel and every directory beneath it except
 // .git, without following symlinks. When found is not nil it receives the
-// workspace-relative path of every entry beneath rel (not rel itself).
-func (f *FS) addTree(w *fsnotify.Watcher, rel string, found func(string)) error {
+// workspace-relative path of every entry beneath rel (not rel itself) and
+// whether it is a directory.
+func (f *FS) addTree(w *fsnotify.Watcher, rel string, found func(p string, isDir bool)) error {
 	return fs.WalkDir(f.root.FS(), filepath.ToSlash(rel), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == filepath.ToSlash(rel) {
@@ -157,7 +182,7 @@ func (f *FS) addTree(w *fsnotify.Watcher, rel string, found func(string)) error 
 			return fs.SkipDir
 		}
 		if found != nil && p != filepath.ToSlash(rel) {
-			found(p)
+			found(p, d.IsDir())
 		}
 		if !d.IsDir() {
 			return nil
@@ -178,8 +203,9 @@ func (f *FS) addTree(w *fsnotify.Watcher, rel string, found func(string)) error 
 	})
 }
 
-// watchLoop turns w's events into callbacks until w is closed.
-func (f *FS) watchLoop(w *fsnotify.Watcher) {
+// watchLoop turns w's events into callbacks until w is closed. known is
+// the set of paths that exist, owned by the loop.
+func (f *FS) watchLoop(w *fsnotify.Watcher, known known) {
 	defer f.w.wg.Done()
 	for {
 		select {
@@ -187,7 +213,7 @@ func (f *FS) watchLoop(w *fsnotify.Watcher) {
 			if !ok {
 				return
 			}
-			f.handle(w, ev)
+			f.handle(w, ev, known)
 		case _, ok := <-w.Errors:
 			if !ok {
 				return
@@ -197,8 +223,10 @@ func (f *FS) watchLoop(w *fsnotify.Watcher) {
 	}
 }
 
-// handle dispatches one fsnotify event.
-func (f *FS) handle(w *fsnotify.Watcher, ev fsnotify.Event) {
+// handle dispatches one fsnotify event. inotify reports a rename over an
+// existing name as the creation of that name (the replaced file gets no
+// event of its own), so whether the name existed is looked up in known.
+func (f *FS) handle(w *fsnotify.Watcher, ev fsnotify.Event, known known) {
 	rel, ok := under(f.real, filepath.Clean(ev.Name))
 	if !ok || rel == "." {
 		return
@@ -207,30 +235,126 @@ func (f *FS) handle(w *fsnotify.Watcher, ev fsnotify.Event) {
 	if p == ".git" || strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") || strings.HasSuffix(p, "/.git") {
 		return
 	}
+	if isTemp(path.Base(p)) {
+		return // our own atomic write's temporary file
+	}
 	switch {
 	case ev.Has(fsnotify.Create):
-		f.dispatch(p, Created)
-		if fi, err := f.root.Lstat(rel); err == nil && fi.IsDir() && path.Base(p) != ".git" {
-			_ = f.addTree(w, rel, func(q string) { f.dispatch(q, Created) })
+		fi, err := f.root.Lstat(rel)
+		isDir := err == nil && fi.IsDir()
+		kind := Created
+		if known.has(p) && !isDir {
+			kind = Changed
+		}
+		known.remove(p) // a directory renamed over another replaces its tree
+		known.add(p, isDir)
+		f.dispatch(p, kind)
+		if isDir && path.Base(p) != ".git" {
+			_ = f.addTree(w, rel, func(q string, dir bool) {
+				if isTemp(path.Base(q)) || known.has(q) {
+					return
+				}
+				known.add(q, dir)
+				f.dispatch(q, Created)
+			})
 		}
 	case ev.Has(fsnotify.Write):
+		if !known.has(p) {
+			known.add(p, false)
+		}
 		f.dispatch(p, Changed)
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
+		known.remove(p)
 		f.dispatch(p, Deleted)
 	}
 }
 
+// known is the tree of paths a watcher knows to exist: directory (slash
+// path, "." for the root) to the names in it, each marked true when it is
+// a directory. Removing a directory costs the size of its subtree.
+type known map[string]map[string]bool
+
+func splitPath(p string) (dir, name string) {
+	dir, name = path.Split(p)
+	if dir == "" {
+		return ".", name
+	}
+	return strings.TrimSuffix(dir, "/"), name
+}
+
+// has reports whether p is known.
+func (k known) has(p string) bool {
+	dir, name := splitPath(p)
+	_, ok := k[dir][name]
+	return ok
+}
+
+// add records p (a directory when isDir).
+func (k known) add(p string, isDir bool) {
+	dir, name := splitPath(p)
+	m := k[dir]
+	if m == nil {
+		m = map[string]bool{}
+		k[dir] = m
+	}
+	m[name] = isDir
+}
+
+// remove forgets p and, for a directory, everything beneath it.
+func (k known) remove(p string) {
+	dir, name := splitPath(p)
+	isDir, ok := k[dir][name]
+	if !ok {
+		return
+	}
+	delete(k[dir], name)
+	if isDir {
+		k.removeTree(p)
+	}
+}
+
+func (k known) removeTree(p string) {
+	for name, isDir := range k[p] {
+		if isDir {
+			k.removeTree(p + "/" + name)
+		}
+	}
+	delete(k, p)
+}
+
+// isTemp reports whether name is one of createTemp's temporary files.
+func isTemp(name string) bool {
+	const mid, suffix = ".wsfs-", ".tmp"
+	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, suffix) {
+		return false
+	}
+	i := strings.LastIndex(name, mid)
+	if i < 0 {
+		return false
+	}
+	hexPart := name[i+len(mid) : len(name)-len(suffix)]
+	if len(hexPart) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(hexPart)
+	return err == nil
+}
+
 // dispatch calls the callbacks whose pattern matches p.
 func (f *FS) dispatch(p, kind string) {
+	type hit struct {
+		id string
+		fn func(Change)
+	}
 	f.w.mu.Lock()
-	var fns []func(string, string)
-	for _, s := range f.w.subs {
+	var hits []hit
+	for id, s := range f.w.subs {
 		if ok, _ := doublestar.Match(s.pattern, p); ok {
-			fns = append(fns, s.fn)
+			hits = append(hits, hit{id, s.fn})
 		}
 	}
 	f.w.mu.Unlock()
-	for _, fn := range fns {
-		fn(p, kind)
+	for _, h := range hits {
+		h.fn(Change{Watcher: h.id, Path: p, Kind: kind})
 	}
 }

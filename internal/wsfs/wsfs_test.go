@@ -576,21 +576,28 @@ func TestWatch(t *testing.T) {
 	fx := newFixture(t)
 	f := fx.fs
 	type ev struct{ path, kind string }
-	events := make(chan ev, 100)
-	id, err := f.Watch("**/*.txt", func(p, k string) { events <- ev{p, k} })
+	events := make(chan Change, 100)
+	id, err := f.Watch("**/*.txt", func(c Change) { events <- c })
 	must(t, err)
-	all := make(chan ev, 100)
-	id2, err := f.Watch(filepath.Join(fx.ws, "**"), func(p, k string) { all <- ev{p, k} })
+	all := make(chan Change, 100)
+	id2, err := f.Watch(filepath.Join(fx.ws, "**"), func(c Change) { all <- c })
 	must(t, err)
 
-	wait := func(ch chan ev, want ev) {
+	wait := func(ch chan Change, want ev) {
 		t.Helper()
 		deadline := time.After(10 * time.Second)
 		for {
 			select {
-			case e := <-ch:
+			case c := <-ch:
+				e := ev{c.Path, c.Kind}
 				if ch == events && strings.HasSuffix(e.path, ".go") {
 					t.Fatalf("non-matching path reported: %v", e)
+				}
+				if strings.Contains(e.path, ".wsfs-") {
+					t.Fatalf("a temporary file of a write reported: %v", e)
+				}
+				if wantID := map[chan Change]string{events: id, all: id2}[ch]; c.Watcher != wantID {
+					t.Fatalf("change %v carries watcher %q, want %q", e, c.Watcher, wantID)
 				}
 				if e == want {
 					return
@@ -610,6 +617,17 @@ func TestWatch(t *testing.T) {
 	wait(events, ev{"sub/a.txt", Changed})
 	must(t, os.Remove(filepath.Join(fx.ws, "new.txt")))
 	wait(events, ev{"new.txt", Deleted})
+	// An overwrite is a change, whether written in place, atomically by
+	// WriteFile (a temporary file renamed over it), or by another program
+	// renaming its own file over it; the name appearing anew is a creation.
+	must(t, f.WriteFile("sub/a.txt", []byte("atomic")))
+	wait(events, ev{"sub/a.txt", Changed})
+	must(t, os.WriteFile(filepath.Join(fx.ws, "sub", "b.tmp"), []byte("saved"), 0o644))
+	must(t, os.Rename(filepath.Join(fx.ws, "sub", "b.tmp"), filepath.Join(fx.ws, "sub", "a.txt")))
+	wait(events, ev{"sub/a.txt", Changed})
+	must(t, f.WriteFile("new.txt", []byte("again")))
+	wait(events, ev{"new.txt", Created})
+	wait(all, ev{"new.txt", Created}) // and no temporary file on the way
 	// A new directory created after the watch started is watched.
 	must(t, os.WriteFile(filepath.Join(fx.ws, "n1", "n2", "later.txt"), []byte("1"), 0o644))
 	wait(events, ev{"n1/n2/later.txt", Created})
@@ -620,10 +638,10 @@ func TestWatch(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(fx.ws, "after-git.txt"), nil, 0o644))
 	for {
 		e := <-events
-		if strings.Contains(e.path, ".git") {
+		if strings.Contains(e.Path, ".git") {
 			t.Fatalf(".git reported: %v", e)
 		}
-		if e.path == "after-git.txt" {
+		if e.Path == "after-git.txt" {
 			break
 		}
 	}
@@ -632,12 +650,12 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("second Unwatch = %v", err)
 	}
 	must(t, f.Unwatch(id2))
-	if _, err := f.Watch("[", func(string, string) {}); err == nil {
-		t.Fatal("bad pattern accepted")
+	if _, err := f.Watch("[", func(Change) {}); !errors.Is(err, ErrBadPattern) {
+		t.Fatalf("bad pattern: %v, want ErrBadPattern", err)
 	}
 	// A watcher can be restarted after the last one was removed, and
 	// Close stops it.
-	_, err = f.Watch("*.md", func(string, string) {})
+	_, err = f.Watch("*.md", func(Change) {})
 	must(t, err)
 }
 

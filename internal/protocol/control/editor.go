@@ -66,6 +66,9 @@ func editorOpenFile(ctx context.Context, c *call) (any, error) {
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
+	if p.ViewColumn < 0 {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: viewColumn %d (columns are numbered from 1)", p.ViewColumn)
+	}
 	abs, err := c.abs(p.Path)
 	if err != nil {
 		return nil, err
@@ -97,11 +100,16 @@ func editorGetContent(ctx context.Context, c *call) (any, error) {
 		}
 		return map[string]string{"content": s.Text, "languageId": s.LanguageID}, nil
 	}
-	s, err := c.open(ctx, abs, false, 0)
-	if err != nil {
+	// not open: the file as it is on disk, and the editor stays as it was
+	// (a read opens nothing and activates nothing)
+	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
 		return nil, err
 	}
-	return map[string]string{"content": s.Text, "languageId": s.LanguageID}, nil
+	b, err := c.p.FS().ReadFile(abs)
+	if err != nil {
+		return nil, fail(err, abs)
+	}
+	return map[string]string{"content": string(b), "languageId": lsp.LanguageID(abs)}, nil
 }
 
 // edit gates an in-memory edit of abs (an "edit" of the file for the
@@ -389,6 +397,9 @@ func editorGetCompletions(ctx context.Context, c *call) (any, error) {
 	s, err := c.open(ctx, abs, false, 0)
 	if err != nil {
 		return nil, err
+	}
+	if err := editor.CheckPosition(s.Text, *p.Position); err != nil {
+		return nil, fail(err, abs)
 	}
 	return c.ws.completions(ctx, s, *p.Position, p.TriggerCharacter)
 }

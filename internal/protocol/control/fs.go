@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -163,11 +164,11 @@ func fsRename(ctx context.Context, c *call) (any, error) {
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	from, err := c.abs(p.OldPath)
+	from, err := c.absField("oldPath", p.OldPath)
 	if err != nil {
 		return nil, err
 	}
-	to, err := c.abs(p.NewPath)
+	to, err := c.absField("newPath", p.NewPath)
 	if err != nil {
 		return nil, err
 	}
@@ -190,11 +191,11 @@ func fsCopy(ctx context.Context, c *call) (any, error) {
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	from, err := c.abs(p.Source)
+	from, err := c.absField("source", p.Source)
 	if err != nil {
 		return nil, err
 	}
-	to, err := c.abs(p.Destination)
+	to, err := c.absField("destination", p.Destination)
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +204,13 @@ func fsCopy(ctx context.Context, c *call) (any, error) {
 	}
 	err = c.p.FS().Copy(from, to)
 	c.recordResult(ctx, "bash", err)
+	if errors.Is(err, fs.ErrExist) {
+		// the destination is what the caller has to change
+		var je *jsonrpc.Error
+		if errors.As(fail(err, to), &je) {
+			return nil, je.With("source", from)
+		}
+	}
 	if err != nil {
 		return nil, fail(err, from)
 	}
@@ -267,9 +275,6 @@ func fsListDirectory(ctx context.Context, c *call) (any, error) {
 	}
 	if err := c.params(&p); err != nil {
 		return nil, err
-	}
-	if p.Path == "" {
-		p.Path = "."
 	}
 	abs, err := c.abs(p.Path)
 	if err != nil {
@@ -343,8 +348,8 @@ func fsWatchFiles(ctx context.Context, c *call) (any, error) {
 	}
 	ss := c.ss
 	ws := c.ws
-	id, err := c.p.FS().Watch(p.Pattern, func(rel, kind string) {
-		ss.notify("file.changed", map[string]string{"path": ws.abs(rel), "type": kind})
+	id, err := c.p.FS().Watch(p.Pattern, func(ch wsfs.Change) {
+		ss.notify("file.changed", map[string]string{"path": ws.abs(ch.Path), "type": ch.Kind, "watcherId": ch.Watcher})
 	})
 	if err != nil {
 		return nil, fail(err, "")
@@ -361,6 +366,9 @@ func fsUnwatchFiles(ctx context.Context, c *call) (any, error) {
 	}
 	if err := c.params(&p); err != nil {
 		return nil, err
+	}
+	if p.WatcherID == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: watcherId is required (the id fs.watchFiles returned)")
 	}
 	ss := c.ss
 	ss.mu.Lock()

@@ -135,8 +135,8 @@ func stateGetDiagnostics(ctx context.Context, c *call) (any, error) {
 	defer cancel()
 	ds, err := c.ws.ops.LSP().WaitDiagnostics(wctx, u, func([]protocol.Diagnostic) bool { return true })
 	if err != nil {
-		if errors.Is(err, lsp.ErrNoServer) {
-			return map[string]any{"diagnostics": out}, nil
+		if errors.Is(err, lsp.ErrNoServer) || errors.Is(err, lsp.ErrNotInstalled) {
+			return map[string]any{"diagnostics": out}, nil // at once: no server will ever publish
 		}
 		ds = c.ws.ops.LSP().Diagnostics(u)
 	}
@@ -160,16 +160,25 @@ func (c *call) langDoc(ctx context.Context, needPos, needRange bool) (protocol.D
 	if err != nil {
 		return "", editor.Position{}, editor.Range{}, err
 	}
-	if _, err := c.open(ctx, abs, false, 0); err != nil {
+	d, err := c.open(ctx, abs, false, 0)
+	if err != nil {
 		return "", editor.Position{}, editor.Range{}, err
 	}
+	// a position outside the document is the caller's mistake, said as
+	// such, not whatever the language server makes of it
 	var pos editor.Position
 	var rng editor.Range
-	if p.Position != nil {
+	if needPos {
 		pos = *p.Position
+		if err := editor.CheckPosition(d.Text, pos); err != nil {
+			return "", editor.Position{}, editor.Range{}, fail(err, abs)
+		}
 	}
-	if p.Range != nil {
+	if needRange {
 		rng = *p.Range
+		if err := editor.CheckRange(d.Text, rng); err != nil {
+			return "", editor.Position{}, editor.Range{}, fail(err, abs)
+		}
 	}
 	return lsp.URIFromPath(abs), pos, rng, nil
 }

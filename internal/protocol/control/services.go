@@ -24,6 +24,14 @@ func classifyService(err error) (int, string, bool) {
 		return jsonrpc.CodeFeatureDisabled, "no language server", true
 	case errors.Is(err, terminal.ErrNotFound), errors.Is(err, terminal.ErrClosed):
 		return jsonrpc.CodeTerminalNotFound, "terminal not found", true
+	case errors.Is(err, wsfs.ErrBadPattern):
+		return jsonrpc.CodeInvalidParams, "invalid params: bad glob pattern", true
+	case errors.Is(err, gitcli.ErrNoMatch):
+		return jsonrpc.CodeFileNotFound, "file not found", true
+	case errors.Is(err, gitcli.ErrNoBranch):
+		return jsonrpc.CodeInvalidParams, "invalid params: unknown branch", true
+	case errors.Is(err, gitcli.ErrNothingStaged):
+		return jsonrpc.CodeInvalidParams, "invalid params: nothing to commit", true
 	case errors.Is(err, gitcli.ErrBadRef), errors.Is(err, gitcli.ErrBadPath), errors.Is(err, gitcli.ErrNoPaths),
 		errors.Is(err, search.ErrBadGlob), errors.Is(err, search.ErrBadQuery), errors.Is(err, search.ErrEmptyQuery),
 		errors.Is(err, debug.ErrNoSession), errors.Is(err, debug.ErrUnsupportedType), errors.Is(err, debug.ErrInvalidArgument),
@@ -40,4 +48,19 @@ func classifyService(err error) (int, string, bool) {
 		return jsonrpc.CodePathRestricted, "path restricted", true
 	}
 	return 0, "", false
+}
+
+// serviceHint is hint for the errors of the workspace services.
+func serviceHint(err error) string {
+	switch {
+	case errors.Is(err, wsfs.ErrBadPattern):
+		return "check its brackets and braces; patterns are globs such as **/*.go or src/{a,b}/*.ts"
+	case errors.Is(err, gitcli.ErrNoMatch):
+		return "paths are relative to the workspace root; git.status lists the changed files"
+	case errors.Is(err, gitcli.ErrNoBranch):
+		return "git.branches lists the branches; pass create: true to make a new one"
+	case errors.Is(err, gitcli.ErrNothingStaged):
+		return "stage changes with git.stage first"
+	}
+	return ""
 }

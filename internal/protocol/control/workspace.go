@@ -113,9 +113,13 @@ type call struct {
 // abs turns a client path (absolute, or relative to the workspace) into an
 // absolute, cleaned path inside the workspace, or a PathRestricted error;
 // paths matching control.security.restrictedPaths are FileAccessDenied.
-func (c *call) abs(p string) (string, error) {
+func (c *call) abs(p string) (string, error) { return c.absField("path", p) }
+
+// absField is abs for the param named field (a missing one is
+// InvalidParams naming it).
+func (c *call) absField(field, p string) (string, error) {
 	if p == "" {
-		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: path is required")
+		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s is required", field)
 	}
 	p = strings.TrimPrefix(p, "file://")
 	if !filepath.IsAbs(p) {
@@ -224,7 +228,11 @@ func fail(err error, path string) error {
 		return je
 	}
 	code, msg := classify(err)
-	e := jsonrpc.Wrap(code, err, msg+": "+err.Error())
+	text := msg + ": " + err.Error()
+	if h := hint(err); h != "" {
+		text += " (" + h + ")"
+	}
+	e := jsonrpc.Wrap(code, err, text)
 	if path != "" {
 		e = e.With("path", path)
 	}
@@ -238,6 +246,8 @@ func classify(err error) (int, string) {
 		return jsonrpc.CodePathRestricted, "path restricted"
 	case errors.Is(err, fs.ErrNotExist):
 		return jsonrpc.CodeFileNotFound, "file not found"
+	case errors.Is(err, fs.ErrExist):
+		return jsonrpc.CodeInvalidParams, "invalid params: already exists"
 	case errors.Is(err, fs.ErrPermission):
 		return jsonrpc.CodeFileAccessDenied, "file access denied"
 	case errors.Is(err, editor.ErrNoActive):
@@ -245,7 +255,7 @@ func classify(err error) (int, string) {
 	case errors.Is(err, editor.ErrNotOpen):
 		return jsonrpc.CodeFileNotFound, "document not open"
 	case errors.Is(err, editor.ErrBadRange):
-		return jsonrpc.CodeInvalidParams, "invalid params"
+		return jsonrpc.CodeInvalidParams, "invalid params: position outside the document"
 	case errors.Is(err, context.DeadlineExceeded):
 		return jsonrpc.CodeInternalError, "timed out"
 	}
@@ -253,4 +263,16 @@ func classify(err error) (int, string) {
 		return code, msg
 	}
 	return jsonrpc.CodeInternalError, "internal error"
+}
+
+// hint is what the person behind a call can do about a mistake the table
+// above knows ("" when there is nothing to add).
+func hint(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return "choose another destination, or delete it first"
+	case errors.Is(err, editor.ErrBadRange):
+		return "positions are 0-based lines and UTF-16 characters; editor.getDocumentInfo gives the line count"
+	}
+	return serviceHint(err)
 }
