@@ -123,3 +123,20 @@ func TestAgentSandboxDefaultsOn(t *testing.T) {
 		t.Fatal("agentSandbox: maybe was accepted")
 	}
 }
+
+func TestControlEnabled(t *testing.T) {
+	var c Config
+	if err := Parse([]byte("control: {port: 0}"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Control.On() {
+		t.Fatal("the control door is on by default")
+	}
+	c = Config{}
+	if err := Parse([]byte("control:\n  enabled: false\n"), &c); err != nil {
+		t.Fatalf("control.enabled refused: %v", err)
+	}
+	if c.Control.On() {
+		t.Fatal("control.enabled: false left the door on")
+	}
+}

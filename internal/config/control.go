@@ -15,6 +15,10 @@ const DefaultControlAddr = "127.0.0.1:19876"
 // listeners.control (or --control-addr); port and host here, when set,
 // override its parts.
 type Control struct {
+	// Enabled is the spec's enabled setting: false switches the control
+	// door's listener off (as listeners.control: "" does; an explicit
+	// --control-addr still serves it). Default true.
+	Enabled *bool `yaml:"enabled"`
 	// Port and Host override the parts of the control listener's address.
 	Port int    `yaml:"port"`
 	Host string `yaml:"host"`
@@ -121,6 +125,10 @@ func (c *Control) Validate() error {
 	}
 	return nil
 }
+
+// On reports whether the control door is to be served (control.enabled,
+// default true).
+func (c *Control) On() bool { return Enabled(c.Enabled) }
 
 // Enabled reports the value of an optional boolean setting that defaults to true.
 func Enabled(b *bool) bool { return b == nil || *b }

@@ -259,7 +259,13 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			addr = spec.DefaultAddr
 		}
 		if addr == "" {
-			logger.Info("listener switched off", "door", spec.Name)
+			reason := "its address is empty (listeners: or --" + spec.Name + "-addr=)"
+			if spec.Off != nil {
+				if r := spec.Off(cfg); r != "" {
+					reason = r
+				}
+			}
+			logger.Info("listener switched off", "door", spec.Name, "reason", reason)
 			continue
 		}
 		ln, err := net.Listen("tcp", addr)

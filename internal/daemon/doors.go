@@ -48,6 +48,9 @@ type DoorSpec struct {
 	// Addr, if set, adjusts the address from the door's own settings in the
 	// config file (control.host/port).
 	Addr func(addr string, cfg config.Config) string
+	// Off, if set, says why the door's own settings switch its listener
+	// off ("" when they do not), for the log.
+	Off func(cfg Config) string
 	// New builds the door. Every door is built, even one whose listener is
 	// switched off: other doors may use it (the MCP door runs the control
 	// door's commands) and its background work (the hook spool) still runs.
@@ -80,7 +83,7 @@ func (d *Deps) door(name string) Door { return d.built[name] }
 // are built.
 func Doors() []DoorSpec {
 	return []DoorSpec{
-		{Name: "control", DefaultAddr: config.DefaultControlAddr, Addr: controlAddr, New: newControlDoor},
+		{Name: "control", DefaultAddr: config.DefaultControlAddr, Addr: controlAddr, Off: controlOff, New: newControlDoor},
 		{Name: "health", DefaultAddr: config.DefaultHealthAddr, New: newHealthDoor},
 		{Name: "hooks", DefaultAddr: config.DefaultHooksAddr, New: newHooksDoor},
 		{Name: "mcp", DefaultAddr: config.DefaultMCPAddr, New: newMCPDoor},
@@ -133,6 +136,13 @@ type closer struct{ http.Handler }
 func (closer) Close() error { return nil }
 
 func controlAddr(addr string, cfg config.Config) string { return control.Addr(addr, cfg.Control) }
+
+func controlOff(cfg Config) string {
+	if !cfg.Control.On() {
+		return "control.enabled is false in the config file"
+	}
+	return ""
+}
 
 // controlDoor is the control door and the log file of its own records.
 type controlDoor struct {

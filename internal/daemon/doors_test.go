@@ -54,3 +54,26 @@ func TestDoorRegistry(t *testing.T) {
 		t.Fatal("control and mcp doors missing")
 	}
 }
+
+func TestControlEnabledSwitchesTheListenerOff(t *testing.T) {
+	off := false
+	cfg := config.Config{Control: config.Control{Enabled: &off, Port: 5000}}
+	got, err := Listeners(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := got["control"]; !ok || a != "" {
+		t.Fatalf("control = %q (%v), want switched off", a, ok)
+	}
+	if r := controlOff(Config{Control: cfg.Control}); !strings.Contains(r, "control.enabled") {
+		t.Fatalf("reason %q does not name control.enabled", r)
+	}
+	if r := controlOff(Config{}); r != "" {
+		t.Fatalf("default config gives a reason %q", r)
+	}
+	// an explicit --control-addr still serves it
+	got, err = Listeners(cfg, map[string]string{"control": "127.0.0.1:6000"})
+	if err != nil || got["control"] != "127.0.0.1:6000" {
+		t.Fatalf("with a flag: %v, %v", got, err)
+	}
+}

@@ -249,8 +249,12 @@ func (s *Server) Close() error {
 const DefaultAuthTimeout = 10 * time.Second
 
 // Addr returns the listener address the settings ask for, given the
-// default address of the control listener.
+// default address of the control listener; "" (no listener) when
+// control.enabled is false.
 func Addr(def string, c config.Control) string {
+	if !c.On() {
+		return "" // control.enabled: false
+	}
 	if c.Port == 0 && c.Host == "" {
 		return def
 	}
