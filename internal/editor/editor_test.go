@@ -146,3 +146,35 @@ func mustLen(t *testing.T, s string, r Range) int {
 	}
 	return len(txt)
 }
+
+func TestOpenMovesColumn(t *testing.T) {
+	e := New()
+	e.Open("/w/a.txt", "plaintext", "a\n", 0)
+	e.Open("/w/b.txt", "plaintext", "b\n", 2)
+	if s := e.Open("/w/a.txt", "plaintext", "ignored", 3); s.ViewColumn != 3 || s.Text != "a\n" {
+		t.Fatalf("reopen with a column: %+v", s)
+	}
+	if s := e.Open("/w/a.txt", "plaintext", "ignored", 0); s.ViewColumn != 3 {
+		t.Fatalf("reopen without a column moved it: %+v", s)
+	}
+	if s := e.Load("/w/b.txt", "plaintext", "ignored"); s.ViewColumn != 2 {
+		t.Fatalf("load moved b: %+v", s)
+	}
+}
+
+func TestCheckPosition(t *testing.T) {
+	text := "one\ntwo\n"
+	for _, p := range []Position{{0, 0}, {0, 3}, {1, 3}, {2, 0}} {
+		if err := CheckPosition(text, p); err != nil {
+			t.Errorf("%v: %v", p, err)
+		}
+	}
+	for _, p := range []Position{{3, 0}, {0, 4}, {-1, 0}, {2, 1}} {
+		if err := CheckPosition(text, p); !errors.Is(err, ErrBadRange) {
+			t.Errorf("%v: %v, want ErrBadRange", p, err)
+		}
+	}
+	if err := CheckRange(text, Range{Start: Position{1, 0}, End: Position{0, 0}}); !errors.Is(err, ErrBadRange) {
+		t.Errorf("reversed range: %v", err)
+	}
+}

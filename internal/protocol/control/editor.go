@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/warden-dev/warden/internal/editor"
 	"github.com/warden-dev/warden/internal/jsonrpc"
@@ -92,24 +93,30 @@ func editorGetContent(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, err := c.ws.ops.Editor().Get(abs); err == nil {
-		// the buffer (with unsaved edits) is what an editor shows; reading
-		// it is still a read of the file for the policy
-		if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
-			return nil, err
-		}
-		return map[string]string{"content": s.Text, "languageId": s.LanguageID}, nil
-	}
-	// not open: the file as it is on disk, and the editor stays as it was
-	// (a read opens nothing and activates nothing)
-	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
+	s, err := c.peek(ctx, abs)
+	if err != nil {
 		return nil, err
+	}
+	return map[string]string{"content": s.Text, "languageId": s.LanguageID}, nil
+}
+
+// peek is a gated read of the document at abs that changes no editor
+// state: the buffer (with unsaved edits) when it is open, else the file
+// on disk as it would open (version 1, not dirty), opening and activating
+// nothing.
+func (c *call) peek(ctx context.Context, abs string) (editor.Snapshot, error) {
+	if err := c.gate(ctx, "read", map[string]any{"filePath": abs}, false, denyFile); err != nil {
+		return editor.Snapshot{}, err
+	}
+	if s, err := c.ws.ops.Editor().Get(abs); err == nil {
+		return s, nil
 	}
 	b, err := c.p.FS().ReadFile(abs)
 	if err != nil {
-		return nil, fail(err, abs)
+		return editor.Snapshot{}, fail(err, abs)
 	}
-	return map[string]string{"content": string(b), "languageId": lsp.LanguageID(abs)}, nil
+	text := string(b)
+	return editor.Snapshot{Path: abs, LanguageID: lsp.LanguageID(abs), Text: text, Version: 1, LineCount: strings.Count(text, "\n") + 1}, nil
 }
 
 // edit gates an in-memory edit of abs (an "edit" of the file for the
@@ -287,7 +294,7 @@ func editorGetDocumentInfo(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.open(ctx, abs, false, 0)
+	s, err := c.peek(ctx, abs)
 	if err != nil {
 		return nil, err
 	}

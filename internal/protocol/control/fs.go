@@ -178,7 +178,7 @@ func fsRename(ctx context.Context, c *call) (any, error) {
 	err = c.p.FS().Rename(from, to)
 	c.recordResult(ctx, "bash", err)
 	if err != nil {
-		return nil, fail(err, from)
+		return nil, failMove(err, from, to)
 	}
 	return ok, nil
 }
@@ -204,17 +204,24 @@ func fsCopy(ctx context.Context, c *call) (any, error) {
 	}
 	err = c.p.FS().Copy(from, to)
 	c.recordResult(ctx, "bash", err)
-	if errors.Is(err, fs.ErrExist) {
-		// the destination is what the caller has to change
-		var je *jsonrpc.Error
-		if errors.As(fail(err, to), &je) {
-			return nil, je.With("source", from)
-		}
-	}
 	if err != nil {
-		return nil, fail(err, from)
+		return nil, failMove(err, from, to)
 	}
 	return ok, nil
+}
+
+// failMove is fail for a rename or copy from → to: an existing destination
+// names the destination in data.path (it is what the caller has to
+// change) and the source in data.source; other errors name the source.
+func failMove(err error, from, to string) error {
+	if !errors.Is(err, fs.ErrExist) {
+		return fail(err, from)
+	}
+	e := fail(err, to)
+	if je, ok := e.(*jsonrpc.Error); ok {
+		return je.With("source", from)
+	}
+	return e
 }
 
 func fsCreateDirectory(ctx context.Context, c *call) (any, error) {

@@ -50,10 +50,22 @@ func TestWireShapesGolden(t *testing.T) {
 	show("fs.readFile", map[string]string{"path": "missing.txt"})
 	show("no.such", nil)
 	show("terminal.getOutput", map[string]string{"terminalId": "t-none"})
+	// user mistakes: the spec's codes, a message that says what to do
+	show("fs.listDirectory", map[string]any{"recursive": true})
+	show("fs.copy", map[string]string{"source": "a.txt", "destination": "b.txt"})
+	show("fs.watchFiles", map[string]string{"pattern": "src/[a-"})
+	show("state.getHover", map[string]any{"path": "a.txt", "position": map[string]int{"line": 9, "character": 0}})
+	// a watch and its notification
+	show("fs.watchFiles", map[string]string{"pattern": "*.md"})
+	c.call("fs.writeFile", map[string]string{"path": "c.md", "content": "x"})
+	n := c.note(method("file.changed"))
+	out, _ := json.Marshal(n)
+	b.WriteString("notification " + string(out) + "\n")
 	got := regexp.MustCompile(`\d{4}-\d\d-\d\dT[0-9:.]+Z`).ReplaceAllString(b.String(), "<time>")
 	got = strings.ReplaceAll(got, e.root, "<ws>")
 	got = strings.ReplaceAll(got, filepath.Dir(e.root), "<parent>")
 	got = regexp.MustCompile(`"mtime":\d+`).ReplaceAllString(got, `"mtime":<ms>`)
+	got = regexp.MustCompile(`w-[0-9a-f]{16}`).ReplaceAllString(got, `<watcher>`)
 	golden := filepath.Join("testdata", "wire.golden")
 	if *update {
 		os.MkdirAll("testdata", 0o755)

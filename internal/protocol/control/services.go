@@ -25,13 +25,13 @@ func classifyService(err error) (int, string, bool) {
 	case errors.Is(err, terminal.ErrNotFound), errors.Is(err, terminal.ErrClosed):
 		return jsonrpc.CodeTerminalNotFound, "terminal not found", true
 	case errors.Is(err, wsfs.ErrBadPattern):
-		return jsonrpc.CodeInvalidParams, "invalid params: bad glob pattern", true
+		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, gitcli.ErrNoMatch):
 		return jsonrpc.CodeFileNotFound, "file not found", true
 	case errors.Is(err, gitcli.ErrNoBranch):
-		return jsonrpc.CodeInvalidParams, "invalid params: unknown branch", true
+		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, gitcli.ErrNothingStaged):
-		return jsonrpc.CodeInvalidParams, "invalid params: nothing to commit", true
+		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, gitcli.ErrBadRef), errors.Is(err, gitcli.ErrBadPath), errors.Is(err, gitcli.ErrNoPaths),
 		errors.Is(err, search.ErrBadGlob), errors.Is(err, search.ErrBadQuery), errors.Is(err, search.ErrEmptyQuery),
 		errors.Is(err, debug.ErrNoSession), errors.Is(err, debug.ErrUnsupportedType), errors.Is(err, debug.ErrInvalidArgument),

@@ -57,13 +57,19 @@ type terminalParams struct {
 	MaxLines      int     `json:"maxLines"`
 }
 
-func (c *call) terminal() (*terminal.Terminal, terminalParams, error) {
+// terminal decodes the params and finds the terminal they name; required
+// params (terminalId, and text when needText) are checked before the
+// terminal is looked up.
+func (c *call) terminal(needText bool) (*terminal.Terminal, terminalParams, error) {
 	var p terminalParams
 	if err := c.params(&p); err != nil {
 		return nil, p, err
 	}
 	if p.TerminalID == "" {
 		return nil, p, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: terminalId is required")
+	}
+	if needText && p.Text == nil {
+		return nil, p, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: text is required")
 	}
 	t, err := c.ws.ops.Terminal(p.TerminalID)
 	if err != nil {
@@ -73,7 +79,7 @@ func (c *call) terminal() (*terminal.Terminal, terminalParams, error) {
 }
 
 func terminalDispose(ctx context.Context, c *call) (any, error) {
-	t, _, err := c.terminal()
+	t, _, err := c.terminal(false)
 	if err != nil {
 		return nil, err
 	}
@@ -84,12 +90,9 @@ func terminalDispose(ctx context.Context, c *call) (any, error) {
 }
 
 func terminalSendText(ctx context.Context, c *call) (any, error) {
-	t, p, err := c.terminal()
+	t, p, err := c.terminal(true)
 	if err != nil {
 		return nil, err
-	}
-	if p.Text == nil {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: text is required")
 	}
 	// what is typed is kept until Enter; the assembled line is checked
 	// against allowedCommands/restrictedCommands and gated like any shell
@@ -102,7 +105,7 @@ func terminalSendText(ctx context.Context, c *call) (any, error) {
 }
 
 func terminalShow(ctx context.Context, c *call) (any, error) {
-	t, _, err := c.terminal()
+	t, _, err := c.terminal(false)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +137,7 @@ func terminalGetActive(ctx context.Context, c *call) (any, error) {
 }
 
 func terminalGetOutput(ctx context.Context, c *call) (any, error) {
-	t, p, err := c.terminal()
+	t, p, err := c.terminal(false)
 	if err != nil {
 		return nil, err
 	}

@@ -134,6 +134,9 @@ func TestLanguageServers(t *testing.T) {
 	if h := c.call("state.getHover", map[string]any{"path": "main.go", "position": pos})["content"].(string); !strings.Contains(h, "func Add(a int, b int) int") && !strings.Contains(h, "func Add(a, b int) int") {
 		t.Fatalf("hover %q", h)
 	}
+	// a position past the end is the caller's mistake, with a live server too
+	c.fails(-32602, "state.getHover", map[string]any{"path": "main.go", "position": map[string]int{"line": 99, "character": 0}})
+	c.fails(-32602, "state.findReferences", map[string]any{"path": "main.go", "position": map[string]int{"line": 3, "character": 99}})
 	syms := c.call("state.getSymbols", map[string]any{"path": "lib.go"})["symbols"].([]any)
 	if len(syms) != 1 || syms[0].(map[string]any)["name"] != "Add" {
 		t.Fatalf("symbols %v", syms)

@@ -247,7 +247,7 @@ func classify(err error) (int, string) {
 	case errors.Is(err, fs.ErrNotExist):
 		return jsonrpc.CodeFileNotFound, "file not found"
 	case errors.Is(err, fs.ErrExist):
-		return jsonrpc.CodeInvalidParams, "invalid params: already exists"
+		return jsonrpc.CodeInvalidParams, "invalid params"
 	case errors.Is(err, fs.ErrPermission):
 		return jsonrpc.CodeFileAccessDenied, "file access denied"
 	case errors.Is(err, editor.ErrNoActive):
@@ -255,7 +255,7 @@ func classify(err error) (int, string) {
 	case errors.Is(err, editor.ErrNotOpen):
 		return jsonrpc.CodeFileNotFound, "document not open"
 	case errors.Is(err, editor.ErrBadRange):
-		return jsonrpc.CodeInvalidParams, "invalid params: position outside the document"
+		return jsonrpc.CodeInvalidParams, "invalid params"
 	case errors.Is(err, context.DeadlineExceeded):
 		return jsonrpc.CodeInternalError, "timed out"
 	}
