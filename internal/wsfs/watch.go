@@ -48,11 +48,6 @@ type watchState struct {
 	cur    *fsnotify.Watcher
 	closed bool
 	wg     sync.WaitGroup
-	// known holds the workspace-relative paths that exist as far as the
-	// watcher knows (walked at start, then kept by its events), so a name
-	// that appears over an existing one (a rename over it) is a change,
-	// not a creation. Only the watch loop touches it.
-	known known
 }
 
 type watchSub struct {
@@ -269,9 +264,12 @@ func (f *FS) handle(w *fsnotify.Watcher, ev fsnotify.Event, known known) {
 	}
 }
 
-// known is the tree of paths a watcher knows to exist: directory (slash
-// path, "." for the root) to the names in it, each marked true when it is
-// a directory. Removing a directory costs the size of its subtree.
+// known is the tree of paths a watcher knows to exist (walked at start,
+// then kept by its events), so a name that appears over an existing one (a
+// rename over it) is a change, not a creation: directory (slash path, "."
+// for the root) to the names in it, each marked true when it is a
+// directory. Only the watch loop touches it. Removing a directory costs
+// the size of its subtree.
 type known map[string]map[string]bool
 
 func splitPath(p string) (dir, name string) {
