@@ -12,7 +12,8 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy:FuzzParse
                  ./internal/integrations/opencode:FuzzSSE ./internal/policy:FuzzParseSandbox ./internal/sandbox:FuzzDecodeProfile \
                  ./internal/credential:FuzzParse ./internal/proof:FuzzCheck ./internal/proof:FuzzParsePublicPEM \
                  ./internal/protocol/admin:FuzzParseEventMatch ./internal/cli:FuzzParseSince \
-                 ./internal/event:FuzzCheckDepth
+                 ./internal/event:FuzzCheckDepth \
+                 ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 

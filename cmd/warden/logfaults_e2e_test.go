@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,4 +37,76 @@ func TestServeRefusesEmptiedLog(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("doctor on an emptied log exits %d, want 1", code)
 	}
+}
+
+// TestExportImportPrune: a backup of a running daemon's log round-trips
+// through a fresh data dir byte for byte, resumes by id, refuses a log that
+// holds events; prune keeps every session's summary.
+func TestExportImportPrune(t *testing.T) {
+	root := t.TempDir()
+	data, restored := filepath.Join(root, "data"), filepath.Join(root, "restored")
+	d := startDaemon(t, data)
+	ws := t.TempDir()
+	for i := range 6 {
+		if code, body := d.post(t, preExecute(fmt.Sprintf("s%d", i%2), fmt.Sprintf("c%d", i), fmt.Sprintf("ls %d", i), ws)); code != 200 {
+			t.Fatalf("post: %d %s", code, body)
+		}
+	}
+	d.post(t, preExecute("s0", "c9", "rm -rf /", ws))
+
+	full, errOut, code := warden(t, data, "", "events", "export")
+	if code != 0 || !strings.Contains(errOut, "exported") {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	evs := parseEvents(t, full)
+	if len(evs) < 14 {
+		t.Fatalf("export holds %d events", len(evs))
+	}
+	// Resumable: the events after an id are exactly the rest.
+	mid := evs[len(evs)/2].ID
+	rest, _, code := warden(t, data, "", "events", "export", "--after", fmt.Sprint(mid))
+	lines := strings.SplitAfter(full, "\n")
+	if code != 0 || strings.Join(lines[len(evs)/2+1:], "") != rest {
+		t.Fatalf("export --after %d is not the rest of the full export:\n%s", mid, rest)
+	}
+
+	if _, errOut, code := warden(t, restored, full, "events", "import"); code != 0 || !strings.Contains(errOut, fmt.Sprintf("imported %d events", len(evs))) {
+		t.Fatalf("import: %d %s", code, errOut)
+	}
+	if _, errOut, code := warden(t, restored, full, "events", "import"); code == 0 || !strings.Contains(errOut, "already holds events") {
+		t.Fatalf("a second import into the same log: %d %s", code, errOut)
+	}
+	again, _, code := warden(t, restored, "", "events", "export")
+	if code != 0 || again != full {
+		t.Fatalf("the restored log exports differently:\n%s\nwant\n%s", again, full)
+	}
+	// The restored data dir serves: its log passes the start-up check.
+	r := startDaemon(t, restored)
+	before, _, code := warden(t, restored, "", "sessions", "--json")
+	if code != 0 || !strings.Contains(before, `"denied": 1`) {
+		st, _, _ := warden(t, restored, "", "status")
+		evs, _, _ := warden(t, restored, "", "events")
+		t.Fatalf("sessions of the restored log: %d %s\n%s\n%s\n%s", code, before, st, evs, r.stderr)
+	}
+	r.stop()
+
+	// Prune on the running daemon: the sessions keep their summaries.
+	sessionsBefore, _, _ := warden(t, data, "", "sessions", "--json")
+	cut := evs[len(evs)-2].ID
+	out, errOut, code := warden(t, data, "", "events", "prune", "--before", fmt.Sprint(cut))
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("pruned %d events", len(evs)-2)) {
+		t.Fatalf("prune: %d %s %s", code, out, errOut)
+	}
+	sessionsAfter, _, _ := warden(t, data, "", "sessions", "--json")
+	if sessionsAfter != sessionsBefore {
+		t.Fatalf("sessions after the prune:\n%s\nwant\n%s", sessionsAfter, sessionsBefore)
+	}
+	left, _, _ := warden(t, data, "", "events", "export")
+	if got := parseEvents(t, left); got[0].ID != cut || got[len(got)-1].Type != "log.pruned" {
+		t.Fatalf("after the prune the log starts at id %d and ends with %s", got[0].ID, got[len(got)-1].Type)
+	}
+	if _, errOut, code := warden(t, data, "", "events", "prune", "--before", "soon"); code == 0 || !strings.Contains(errOut, "duration") {
+		t.Fatalf("prune --before soon: %d %s", code, errOut)
+	}
+	d.stop()
 }

@@ -186,6 +186,7 @@ columns.`,
 		return eventTypeNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("decision", cobra.FixedCompletions([]string{"allow", "deny", "ask"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.AddCommand(newEventsExportCmd(o), newEventsImportCmd(o), newEventsPruneCmd(o))
 	return cmd
 }
 
@@ -296,7 +297,7 @@ func summarize(e event.Event) string {
 }
 
 func newSessionsCmd(o *options) *cobra.Command {
-	var asJSON bool
+	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List agent sessions with their status and stats",
@@ -306,7 +307,7 @@ func newSessionsCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := c.Sessions(cmd.Context())
+			list, err := c.ListSessions(cmd.Context(), all)
 			if err != nil {
 				return err
 			}
@@ -327,6 +328,7 @@ func newSessionsCmd(o *options) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&all, "all", false, "also list the control door's client sessions (editors, scripts)")
 	cmd.AddCommand(newSessionShowCmd(o))
 	return cmd
 }

@@ -59,6 +59,8 @@ type Core struct {
 	newID     func() string
 	logger    *slog.Logger
 
+	pruneMu sync.Mutex // one prune at a time
+
 	overlayPath string
 	policyMu    sync.Mutex // serialises policy changes
 	base        *policy.Policy
@@ -157,7 +159,21 @@ func (c *Core) Record(ctx context.Context, evs ...event.Event) ([]event.Event, e
 // Start finishes what a previous run left open: approvals that were waiting
 // when warden stopped are marked expired (their calls were blocked when the
 // connection died), never silently approved.
+//
+// When the log was pruned, the session summaries it kept are loaded first,
+// so pruned sessions are listed with their stats.
 func (c *Core) Start(ctx context.Context) error {
+	if m, ok := c.log.(store.Maintainer); ok {
+		through, cp, err := m.Checkpoint(ctx)
+		if err != nil {
+			return fmt.Errorf("read the session summaries of pruned events: %w", err)
+		}
+		if cp != nil {
+			if err := c.sessions.LoadCheckpoint(cp); err != nil {
+				return fmt.Errorf("load the session summaries of events pruned through %d: %w", through, err)
+			}
+		}
+	}
 	evs, err := c.log.Events(ctx, store.Filter{Types: []event.Type{event.ApprovalRequested, event.ApprovalResolved}})
 	if err != nil {
 		return fmt.Errorf("read approvals: %w", err)

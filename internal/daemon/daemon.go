@@ -488,6 +488,11 @@ func ReadRuntime(dataDir string) (Runtime, error) {
 	return rt, json.Unmarshal(b, &rt)
 }
 
+// LockDataDir takes the data dir's daemon lock (what warden serve holds),
+// for commands that write the log without a daemon (warden events import).
+// It fails when a daemon runs there. Call the returned func to release it.
+func LockDataDir(dir string) (func(), error) { return lockDataDir(dir) }
+
 // lockDataDir takes an exclusive lock so two daemons never share a log.
 func lockDataDir(dir string) (func(), error) {
 	path := filepath.Join(dir, LockName)

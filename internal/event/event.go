@@ -74,6 +74,11 @@ const (
 // integration follows a workspace's status by.
 const SourceClaudeCodeHooks = "claude-code/hooks"
 
+// SourceControl is the source of the control door's records (the door's
+// Source): its clients are editors and scripts, not agents, so session
+// listings leave their sessions out unless asked.
+const SourceControl = "control"
+
 // SystemSession is the session of warden's own records (workspaces added
 // and removed, agent servers started and stopped, agent status changes):
 // events that belong to no agent session. Session listings leave it out.

@@ -262,3 +262,85 @@ func agentOf(source string) string {
 	agent, _, _ := strings.Cut(source, "/")
 	return agent
 }
+
+// Client reports whether the session is a control-door client's (an editor,
+// a script: source event.SourceControl), not an agent's. Listings leave
+// them out unless asked.
+func (s Session) Client() bool { return s.Source == event.SourceControl }
+
+// saved is one session in a checkpoint.
+type saved struct {
+	Session Session  `json:"session"`
+	Tools   []string `json:"tools,omitempty"`
+	Pending []string `json:"pending,omitempty"`
+	Ended   bool     `json:"ended,omitempty"`
+	Active  Status   `json:"active"`
+}
+
+// checkpoint is a Tracker's whole state: what it folded through Cursor.
+type checkpoint struct {
+	Cursor   int64   `json:"cursor"`
+	Sessions []saved `json:"sessions"`
+}
+
+// Checkpoint folds what the log holds (through read) and returns the
+// tracker's state, to be kept in place of the events a prune removes
+// (store.Maintainer.Prune); LoadCheckpoint brings it back.
+func (t *Tracker) Checkpoint(ctx context.Context) ([]byte, error) {
+	if err := t.Sync(ctx); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cp := checkpoint{Cursor: t.cursor, Sessions: make([]saved, 0, len(t.sessions))}
+	for _, st := range t.sessions {
+		sv := saved{Session: st.s, Ended: st.ended, Active: st.active}
+		sv.Session.UniqueTools, sv.Session.PendingApprovals = nil, nil
+		for k := range st.tools {
+			sv.Tools = append(sv.Tools, k)
+		}
+		for k := range st.pending {
+			sv.Pending = append(sv.Pending, k)
+		}
+		slices.Sort(sv.Tools)
+		slices.Sort(sv.Pending)
+		cp.Sessions = append(cp.Sessions, sv)
+	}
+	sort.Slice(cp.Sessions, func(i, j int) bool { return cp.Sessions[i].Session.ID < cp.Sessions[j].Session.ID })
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return nil, fmt.Errorf("encode session checkpoint: %w", err)
+	}
+	return b, nil
+}
+
+// LoadCheckpoint replaces the tracker's state with a checkpoint made by
+// Checkpoint; it folds on from the checkpoint's cursor. Call it before the
+// tracker reads the log (at start, when the log was pruned).
+func (t *Tracker) LoadCheckpoint(b []byte) error {
+	var cp checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return fmt.Errorf("read session checkpoint: %w", err)
+	}
+	sessions := make(map[string]*state, len(cp.Sessions))
+	for _, sv := range cp.Sessions {
+		if sv.Session.ID == "" {
+			return fmt.Errorf("read session checkpoint: a session without an id")
+		}
+		st := &state{s: sv.Session, tools: map[string]struct{}{}, pending: map[string]struct{}{}, ended: sv.Ended, active: sv.Active}
+		for _, k := range sv.Tools {
+			st.tools[k] = struct{}{}
+		}
+		for _, k := range sv.Pending {
+			st.pending[k] = struct{}{}
+		}
+		if st.active != Busy {
+			st.active = Idle
+		}
+		sessions[sv.Session.ID] = st
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cursor, t.sessions = cp.Cursor, sessions
+	return nil
+}

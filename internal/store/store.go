@@ -53,3 +53,35 @@ type Log interface {
 	// returned nil before Close are durable.
 	Close() error
 }
+
+// Maintainer is what a log offers beyond Log for backups and retention.
+// Every implementation of Log that warden serves from implements it; the
+// conformance suite tests it.
+type Maintainer interface {
+	// Restore appends events exactly as given (ID, Seq and Time kept), for
+	// bringing back an export. The batch is atomic. Each ID must be above
+	// every ID the log has assigned (and the batch ascending); within a
+	// session, Seq must follow the session's last seq by one, or, for a
+	// session the log has never seen, may start anywhere (an export of a
+	// pruned log). Time must be set. Anything else fails the whole batch
+	// and stores nothing.
+	Restore(ctx context.Context, events ...event.Event) error
+
+	// Prune removes every event with ID < before, in one transaction, and
+	// keeps checkpoint (the caller's summary of what was removed, opaque to
+	// the log) in its place. IDs are never reused and a pruned session's
+	// next Seq follows its last one. prev must be the PrunedThrough of the
+	// Checkpoint the caller built on (a prune that raced another fails with
+	// ErrPruneConflict); before must not exceed LastID+1. It returns how
+	// many events it removed.
+	Prune(ctx context.Context, before, prev int64, checkpoint []byte) (removed int64, err error)
+
+	// Checkpoint returns what the last Prune kept: every event with ID <=
+	// through was removed or may have been, and data is its checkpoint
+	// (nil and 0 when the log was never pruned).
+	Checkpoint(ctx context.Context) (through int64, data []byte, err error)
+}
+
+// ErrPruneConflict is Prune's answer when the log was pruned since the
+// caller read its Checkpoint.
+var ErrPruneConflict = errors.New("store: the log was pruned meanwhile")

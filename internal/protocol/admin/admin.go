@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/integrations/supervisor"
+	"github.com/warden-dev/warden/internal/session"
 	"github.com/warden-dev/warden/internal/store"
 )
 
@@ -81,6 +83,7 @@ func (s *Server) Handler() http.Handler {
 	s.mountAgents(mux)
 	s.mountCredentials(mux)
 	s.mountRules(mux)
+	s.mountLog(mux)
 	return s.auth(mux)
 }
 
@@ -141,11 +144,16 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st)
 }
 
+// sessions serves GET /v1/sessions[?all=1]: the agents' sessions; with
+// all, the control door's clients' too.
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.Core.Sessions().List(r.Context())
 	if err != nil {
 		writeErr(w, http.StatusInternalServerError, err)
 		return
+	}
+	if all := r.URL.Query().Get("all"); all != "1" && all != "true" {
+		list = slices.DeleteFunc(list, session.Session.Client)
 	}
 	writeJSON(w, http.StatusOK, list)
 }

@@ -24,13 +24,14 @@ import (
 
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/netguard"
 	"github.com/warden-dev/warden/internal/ops"
 )
 
 // Source is the source of the events the control door records.
-const Source = "control"
+const Source = event.SourceControl
 
 // WorkspaceHeader names the workspace a client wants on the upgrade request
 // (the query parameter "workspace" does the same).

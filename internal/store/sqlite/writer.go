@@ -39,8 +39,11 @@ const (
 
 // request is one Append waiting for the writer.
 type request struct {
-	ctx   context.Context
-	rows  []row
+	ctx  context.Context
+	rows []row
+	// op, when set, is a maintenance operation (restore, prune) the writer
+	// runs alone in its own IMMEDIATE transaction instead of inserting rows.
+	op    func(ctx context.Context, conn *sql.Conn) error
 	state atomic.Int32
 	reply chan result // buffered: the writer never blocks on a reply
 }
@@ -149,7 +152,7 @@ func (w *writer) run() {
 				return
 			}
 		}
-		w.commit(w.gather(first))
+		w.handle(first)
 	}
 }
 
@@ -168,7 +171,7 @@ func (w *writer) drain() {
 				return
 			}
 		}
-		w.commit(w.gather(first))
+		w.handle(first)
 	}
 }
 
@@ -185,6 +188,46 @@ func (w *writer) admit(r *request) bool {
 	return true
 }
 
+// handle writes first, with whatever can join it.
+func (w *writer) handle(first *request) {
+	if first.op != nil {
+		w.runOp(first)
+		return
+	}
+	w.commit(w.gather(first))
+}
+
+// runOp runs a maintenance operation in its own transaction and answers it.
+// The caches are dropped afterwards: the operation may have changed what
+// they hold.
+func (w *writer) runOp(r *request) {
+	ctx := context.Background()
+	defer w.invalidate()
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		r.reply <- result{err: fmt.Errorf("begin: %w", err)}
+		return
+	}
+	if err := r.op(ctx, w.conn); err != nil {
+		if _, rerr := w.conn.ExecContext(ctx, "ROLLBACK"); rerr != nil {
+			w.logger.Debug("event log: rollback", "err", rerr)
+		}
+		r.reply <- result{err: err}
+		return
+	}
+	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		if _, rerr := w.conn.ExecContext(ctx, "ROLLBACK"); rerr != nil {
+			w.logger.Debug("event log: rollback", "err", rerr)
+		}
+		r.reply <- result{err: fmt.Errorf("commit: %w", err)}
+		return
+	}
+	var last int64
+	if err := w.conn.QueryRowContext(ctx, highWaterSQL).Scan(&last); err == nil && w.committed != nil {
+		w.committed(last)
+	}
+	r.reply <- result{}
+}
+
 // gather returns first and everything else already queued, up to maxBatch
 // events. It never waits: the group is whatever arrived during the last
 // commit, which is what makes the group grow with the load.
@@ -197,7 +240,7 @@ func (w *writer) gather(first *request) []*request {
 			if !w.admit(r) {
 				continue
 			}
-			if n+len(r.rows) > w.maxBatch {
+			if r.op != nil || n+len(r.rows) > w.maxBatch {
 				w.carry = r
 				w.group = g
 				return g

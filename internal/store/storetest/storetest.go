@@ -53,7 +53,8 @@ type Factory struct {
 	Reopen func(t *testing.T, closed store.Log) store.Log
 }
 
-// Run runs the conformance suite as parallel subtests of t.
+// Run runs the conformance suite as parallel subtests of t. A log must also
+// implement store.Maintainer (restore, prune).
 func Run(t *testing.T, f Factory) {
 	t.Helper()
 	if f.Open == nil {
@@ -84,6 +85,10 @@ func Run(t *testing.T, f Factory) {
 		{"Closed", testClosed},
 		{"CloseWhileAppending", testCloseWhileAppending},
 		{"Reopen", testReopen},
+		{"Restore", testRestore},
+		{"RestoreRefusesBadBatches", testRestoreRefuses},
+		{"Prune", testPrune},
+		{"PruneEverything", testPruneEverything},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -924,4 +929,150 @@ func testReopen(t *testing.T, f Factory) {
 		t.Fatalf("seqs after reopen %d,%d,%d; want 3,2,1", next[0].Seq, next[1].Seq, next[2].Seq)
 	}
 	checkDense(t, mustEvents(t, r, store.Filter{}))
+}
+
+func maintainer(t *testing.T, l store.Log) store.Maintainer {
+	t.Helper()
+	m, ok := l.(store.Maintainer)
+	if !ok {
+		t.Fatalf("%T does not implement store.Maintainer", l)
+	}
+	return m
+}
+
+// exported is what an export of a pruned log looks like: ids with gaps,
+// seqs that start above 1.
+func exported() []event.Event {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6000000, time.UTC)
+	mk := func(id int64, session string, seq int64, typ event.Type, data string) event.Event {
+		e := ev(session, typ, data)
+		e.ID, e.Seq, e.Time = id, seq, at.Add(time.Duration(id)*time.Second)
+		return e
+	}
+	return []event.Event{
+		mk(5, "a", 3, event.ToolCall, `{"n":5}`),
+		mk(6, "b", 1, event.SessionStart, `{"n":6}`),
+		mk(9, "a", 4, event.ToolResult, `{"n":9}`),
+		mk(10, "b", 2, event.SessionEnd, ""),
+	}
+}
+
+func testRestore(t *testing.T, f Factory) {
+	l := open(t, f)
+	m := maintainer(t, l)
+	want := exported()
+	if err := m.Restore(ctx(t), want[:2]...); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if err := m.Restore(ctx(t), want[2:]...); err != nil {
+		t.Fatalf("Restore (resumed): %v", err)
+	}
+	want[3].Data = json.RawMessage("{}")
+	sameEvents(t, "restored", mustEvents(t, l, store.Filter{}), want)
+	if id := mustLastID(t, l); id != 10 {
+		t.Fatalf("LastID after restore = %d, want 10", id)
+	}
+	next := mustAppend(t, l, ev("a", event.ToolCall, ""), ev("c", event.SessionStart, ""))
+	if next[0].ID != 11 || next[0].Seq != 5 || next[1].ID != 12 || next[1].Seq != 1 {
+		t.Fatalf("append after restore: ids %d,%d seqs %d,%d; want 11,12 and 5,1", next[0].ID, next[1].ID, next[0].Seq, next[1].Seq)
+	}
+}
+
+func testRestoreRefuses(t *testing.T, f Factory) {
+	l := open(t, f)
+	m := maintainer(t, l)
+	if err := m.Restore(ctx(t), exported()[:2]...); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	before := mustEvents(t, l, store.Filter{})
+	good := exported()[2]
+	for name, bad := range map[string]func(e *event.Event){
+		"id not above the last": func(e *event.Event) { e.ID = 6 },
+		"seq gap":               func(e *event.Event) { e.Seq = 5 },
+		"no time":               func(e *event.Event) { e.Time = time.Time{} },
+		"no id":                 func(e *event.Event) { e.ID = 0 },
+		"invalid data":          func(e *event.Event) { e.Data = json.RawMessage("{") },
+	} {
+		e := exported()[3]
+		bad(&e)
+		// A valid event first: the batch is atomic, so it is not kept either.
+		if err := m.Restore(ctx(t), good, e); err == nil {
+			t.Errorf("%s: Restore accepted it", name)
+		}
+		sameEvents(t, name+": after a refused restore", mustEvents(t, l, store.Filter{}), before)
+	}
+}
+
+func testPrune(t *testing.T, f Factory) {
+	l := open(t, f)
+	m := maintainer(t, l)
+	var all []event.Event
+	for i := range 10 {
+		all = append(all, mustAppend(t, l, ev([]string{"a", "b", "c"}[min(i%2+i/8*2, 2)], event.ToolCall, fmt.Sprintf(`{"i":%d}`, i)))...)
+	}
+	if through, cp, err := m.Checkpoint(ctx(t)); err != nil || through != 0 || cp != nil {
+		t.Fatalf("Checkpoint of a log never pruned: %d %q %v", through, cp, err)
+	}
+	cut := all[6].ID
+	removed, err := m.Prune(ctx(t), cut, 0, []byte(`{"summary":1}`))
+	if err != nil || removed != 6 {
+		t.Fatalf("Prune(before %d): removed %d, %v; want 6", cut, removed, err)
+	}
+	sameEvents(t, "after prune", mustEvents(t, l, store.Filter{}), all[6:])
+	// A follower by id (an export resuming) reads on as before.
+	sameEvents(t, "after prune, by AfterID", mustEvents(t, l, store.Filter{AfterID: all[7].ID}), all[8:])
+	through, cp, err := m.Checkpoint(ctx(t))
+	if err != nil || through != cut-1 || string(cp) != `{"summary":1}` {
+		t.Fatalf("Checkpoint: %d %q %v; want %d and the checkpoint", through, cp, err, cut-1)
+	}
+	if _, err := m.Prune(ctx(t), cut+1, 0, nil); !errors.Is(err, store.ErrPruneConflict) {
+		t.Fatalf("Prune on a stale checkpoint: %v, want ErrPruneConflict", err)
+	}
+	if _, err := m.Prune(ctx(t), mustLastID(t, l)+2, cut-1, nil); err == nil {
+		t.Fatal("Prune past the last id + 1 accepted")
+	}
+	sameEvents(t, "after refused prunes", mustEvents(t, l, store.Filter{}), all[6:])
+	// Seqs continue per session, with or without events left.
+	next := mustAppend(t, l, ev("a", event.ToolCall, ""), ev("b", event.ToolCall, ""))
+	last := map[string]int64{}
+	for _, e := range all {
+		last[e.Session] = e.Seq
+	}
+	if next[0].Seq != last["a"]+1 || next[1].Seq != last["b"]+1 || next[0].ID != all[9].ID+1 {
+		t.Fatalf("after prune: seqs %d,%d ids %d; want %d,%d from id %d", next[0].Seq, next[1].Seq, next[0].ID, last["a"]+1, last["b"]+1, all[9].ID+1)
+	}
+	if f.Reopen == nil {
+		return
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := f.Reopen(t, l)
+	t.Cleanup(func() { closeLog(t, r) })
+	if through, cp, err := maintainer(t, r).Checkpoint(ctx(t)); err != nil || through != cut-1 || string(cp) != `{"summary":1}` {
+		t.Fatalf("Checkpoint after reopen: %d %q %v", through, cp, err)
+	}
+	sameEvents(t, "after prune and reopen", mustEvents(t, r, store.Filter{}), append(all[6:], next...))
+}
+
+func testPruneEverything(t *testing.T, f Factory) {
+	l := open(t, f)
+	m := maintainer(t, l)
+	all := mustAppend(t, l, ev("a", event.SessionStart, ""), ev("a", event.ToolCall, ""), ev("b", event.SessionStart, ""))
+	if removed, err := m.Prune(ctx(t), all[2].ID+1, 0, []byte(`[]`)); err != nil || removed != 3 {
+		t.Fatalf("Prune everything: %d %v", removed, err)
+	}
+	if evs := mustEvents(t, l, store.Filter{}); len(evs) != 0 {
+		t.Fatalf("%d events left", len(evs))
+	}
+	if id := mustLastID(t, l); id != all[2].ID {
+		t.Fatalf("LastID after pruning everything = %d, want %d (ids are never reused)", id, all[2].ID)
+	}
+	next := mustAppend(t, l, ev("a", event.ToolResult, ""), ev("c", event.SessionStart, ""))
+	if next[0].ID != all[2].ID+1 || next[0].Seq != 3 || next[1].Seq != 1 {
+		t.Fatalf("after pruning everything: id %d seqs %d,%d; want id %d, seqs 3,1", next[0].ID, next[0].Seq, next[1].Seq, all[2].ID+1)
+	}
+	if _, err := m.Prune(ctx(t), all[2].ID+1, all[2].ID, nil); err == nil {
+		t.Fatal("a prune that removes nothing new was accepted")
+	}
 }
