@@ -245,7 +245,8 @@ func eventTypeNames() []string {
 		string(event.ApprovalRequested), string(event.ApprovalResolved),
 		string(event.WorkspaceAdded), string(event.WorkspaceRemoved), string(event.AgentServer), string(event.AgentStatus),
 		string(event.CredentialMinted), string(event.CredentialRevoked), string(event.PolicyRuleRevoked),
-		"session.*", "tool.*", "approval.*", "workspace.*", "agent.*", "credential.*", "policy.*",
+		string(event.LogDropped), string(event.LogPruned),
+		"session.*", "tool.*", "approval.*", "workspace.*", "agent.*", "credential.*", "policy.*", "log.*",
 	}
 }
 
