@@ -195,6 +195,10 @@ func importEvents(cmd *cobra.Command, st *sqlite.Store, in io.Reader, resume boo
 		if e.ID <= have {
 			continue // --resume: already in the log
 		}
+		// What core.Record refuses from any door is not restored either.
+		if err := event.CheckDepth(e.Data, event.MaxDepth); err != nil {
+			return n, last, errors.Join(flush(), fmt.Errorf("import: event %d of the input (id %d): %w", line, e.ID, err))
+		}
 		batch = append(batch, e)
 		if len(batch) == importBatch {
 			if err := flush(); err != nil {
