@@ -263,24 +263,26 @@ func summarize(e event.Event) string {
 	var s string
 	switch e.Type {
 	case event.ToolCall:
-		s = str("tool")
-		if args, ok := d["args"].(map[string]any); ok {
-			for _, k := range []string{"command", "filePath", "file_path", "path", "url", "pattern"} {
-				if v, ok := args[k].(string); ok {
-					s += " " + v
-					break
-				}
+		c, _ := event.DataOf[event.ToolCallData](e)
+		s = c.Tool
+		for _, k := range []string{"command", "filePath", "file_path", "path", "url", "pattern"} {
+			if v, ok := c.Args[k].(string); ok {
+				s += " " + v
+				break
 			}
 		}
 	case event.ToolDecision:
-		s = fmt.Sprintf("%s %s", str("decision"), str("rule"))
-		if r := str("reason"); r != "" {
-			s += ": " + r
+		dd, _ := event.DataOf[event.ToolDecisionData](e)
+		s = fmt.Sprintf("%s %s", dd.Decision, dd.Rule)
+		if dd.Reason != "" {
+			s += ": " + dd.Reason
 		}
 	case event.ApprovalRequested:
-		s = fmt.Sprintf("%s %s: %s", str("approvalId"), str("tool"), str("reason"))
+		a, _ := event.DataOf[event.ApprovalData](e)
+		s = fmt.Sprintf("%s %s: %s", a.ApprovalID, a.Tool, a.Reason)
 	case event.ApprovalResolved:
-		s = fmt.Sprintf("%s %s by %s", str("approvalId"), str("outcome"), str("by"))
+		a, _ := event.DataOf[event.ApprovalData](e)
+		s = fmt.Sprintf("%s %s by %s", a.ApprovalID, a.Outcome, a.By)
 	case event.ToolResult:
 		s = str("tool") + " " + str("title")
 	case event.SessionStatus:

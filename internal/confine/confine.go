@@ -87,16 +87,6 @@ func (r *Rule) Enabled(workspace string) bool {
 	return on
 }
 
-// Data is the payload of a tool.confined event.
-type Data struct {
-	CallID string `json:"callId,omitempty"`
-	Tool   string `json:"tool"`
-	// Command is what the agent asked for (and the policy judged).
-	Command string `json:"command"`
-	// Line is what runs instead.
-	Line string `json:"line"`
-}
-
 // Confine returns the command to run instead of req's for an allowed call,
 // ok=false when it runs as it is. The rewrite is durable in the log
 // (tool.confined) before it returns; err means it could not be recorded, and
@@ -114,7 +104,7 @@ func (r *Rule) Confine(ctx context.Context, req core.GateRequest, v core.Verdict
 	if r.Recorder == nil {
 		return "", false, errors.New("warden cannot record the sandbox rewrite (no log)")
 	}
-	data, err := json.Marshal(Data{CallID: req.CallID, Tool: req.Call.Tool, Command: cmd, Line: line})
+	data, err := json.Marshal(event.ToolConfinedData{CallID: req.CallID, Tool: req.Call.Tool, Command: cmd, Line: line})
 	if err != nil {
 		return "", false, fmt.Errorf("encode tool.confined: %w", err)
 	}

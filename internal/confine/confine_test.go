@@ -2,7 +2,6 @@ package confine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -74,8 +73,8 @@ func TestConfineRecordsThenRewrites(t *testing.T) {
 		t.Fatalf("events: %v", rec.evs)
 	}
 	e := rec.evs[0]
-	var d Data
-	if err := json.Unmarshal(e.Data, &d); err != nil {
+	d, err := event.DataOf[event.ToolConfinedData](e)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if e.Type != event.ToolConfined || e.Session != "s1" || e.Source != "opencode/monitor" || e.Workspace != "/ws" || d.Command != "go test ./..." || d.Line != got || d.CallID != "c1" || d.Tool != "bash" {

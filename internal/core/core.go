@@ -180,13 +180,13 @@ func (c *Core) Start(ctx context.Context) error {
 	}
 	type open struct {
 		e event.Event
-		p approvalData
+		p event.ApprovalData
 	}
 	pending := map[string]open{}
 	var order []string
 	for _, e := range evs {
-		var p approvalData
-		if err := json.Unmarshal(e.Data, &p); err != nil || p.ApprovalID == "" {
+		p, err := event.DataOf[event.ApprovalData](e)
+		if err != nil || p.ApprovalID == "" {
 			continue
 		}
 		if e.Type == event.ApprovalRequested {
@@ -209,21 +209,6 @@ func (c *Core) Start(ctx context.Context) error {
 		c.logger.Info("expired approval left by a previous run", "approval", id, "session", o.e.Session)
 	}
 	return nil
-}
-
-// approvalData is the payload of approval.* events.
-type approvalData struct {
-	ApprovalID string         `json:"approvalId"`
-	CallID     string         `json:"callId,omitempty"`
-	Tool       string         `json:"tool,omitempty"`
-	Args       map[string]any `json:"args,omitempty"`
-	Cwd        string         `json:"cwd,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Rule       string         `json:"rule,omitempty"`
-	Deadline   *time.Time     `json:"deadline,omitempty"`
-	Outcome    string         `json:"outcome,omitempty"`
-	By         string         `json:"by,omitempty"`
-	Always     bool           `json:"always,omitempty"`
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -49,30 +49,6 @@ type Verdict struct {
 	Always bool `json:"always,omitempty"`
 }
 
-// toolCallData is the payload of tool.call.
-type toolCallData struct {
-	CallID    string         `json:"callId,omitempty"`
-	Tool      string         `json:"tool"`
-	Args      map[string]any `json:"args,omitempty"`
-	Cwd       string         `json:"cwd,omitempty"`
-	Truncated bool           `json:"truncated,omitempty"`
-	Extra     map[string]any `json:"extra,omitempty"`
-}
-
-// decisionData is the payload of tool.decision.
-type decisionData struct {
-	CallID     string            `json:"callId,omitempty"`
-	Tool       string            `json:"tool"`
-	Decision   policy.Action     `json:"decision"`
-	Final      bool              `json:"final"`
-	Reason     string            `json:"reason"`
-	Rule       string            `json:"rule"`
-	Argv       []string          `json:"argv,omitempty"`
-	Span       string            `json:"span,omitempty"`
-	Audit      []policy.AuditHit `json:"audit,omitempty"`
-	ApprovalID string            `json:"approvalId,omitempty"`
-}
-
 // Gate decides a call, records the call and the decision durably, waits for
 // a person when the policy asks, and returns the final verdict. It never
 // returns Allowed unless the decision that allows the call is durable in the
@@ -100,10 +76,10 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 	base := event.Event{Session: sess, Source: req.Source, Workspace: call.Workspace}
 
 	evs := []event.Event{
-		withData(base, event.ToolCall, toolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Truncated: req.Truncated, Extra: req.Extra}),
-		withData(base, event.ToolDecision, decisionData{
-			CallID: req.CallID, Tool: call.Tool, Decision: d.Action, Final: d.Action != policy.Ask,
-			Reason: d.Reason, Rule: d.Rule, Argv: d.Argv, Span: d.Span, Audit: d.Audit,
+		withData(base, event.ToolCall, event.ToolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Truncated: req.Truncated, Extra: req.Extra}),
+		withData(base, event.ToolDecision, event.ToolDecisionData{
+			CallID: req.CallID, Tool: call.Tool, Decision: string(d.Action), Final: d.Action != policy.Ask,
+			Reason: d.Reason, Rule: d.Rule, Argv: d.Argv, Span: d.Span, Audit: auditHits(d.Audit),
 		}),
 	}
 	var areq approval.Request
@@ -114,7 +90,7 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 			ID: c.newID(), Session: sess, Workspace: call.Workspace, Source: req.Source,
 			CallID: req.CallID, Call: call, Decision: d, Created: now, Deadline: deadline,
 		}
-		evs = append(evs, withData(base, event.ApprovalRequested, approvalData{
+		evs = append(evs, withData(base, event.ApprovalRequested, event.ApprovalData{
 			ApprovalID: areq.ID, CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd,
 			Reason: d.Reason, Rule: d.Rule, Deadline: &deadline,
 		}))
@@ -238,15 +214,27 @@ func (c *Core) resolutionEvents(req approval.Request, res approval.Resolution) [
 		final = policy.Allow
 	}
 	return []event.Event{
-		withData(base, event.ApprovalResolved, approvalData{
+		withData(base, event.ApprovalResolved, event.ApprovalData{
 			ApprovalID: req.ID, CallID: req.CallID, Tool: req.Call.Tool,
 			Outcome: string(res.Outcome), Reason: res.Reason, By: res.By, Always: res.Always,
 		}),
-		withData(base, event.ToolDecision, decisionData{
-			CallID: req.CallID, Tool: req.Call.Tool, Decision: final, Final: true,
+		withData(base, event.ToolDecision, event.ToolDecisionData{
+			CallID: req.CallID, Tool: req.Call.Tool, Decision: string(final), Final: true,
 			Reason: res.Reason, Rule: req.Decision.Rule, ApprovalID: req.ID,
 		}),
 	}
+}
+
+// auditHits are the audit rules of a decision as the log keeps them.
+func auditHits(hits []policy.AuditHit) []event.AuditHit {
+	if len(hits) == 0 {
+		return nil
+	}
+	out := make([]event.AuditHit, len(hits))
+	for i, h := range hits {
+		out[i] = event.AuditHit{Rule: h.Rule, Decision: string(h.Action), Reason: h.Reason}
+	}
+	return out
 }
 
 func withData(base event.Event, t event.Type, v any) event.Event {

@@ -27,13 +27,6 @@ func (c *Core) StandingRules() []policy.Rule {
 	return slices.Clone(c.overlay)
 }
 
-// ruleRevokedData is the payload of policy.rule_revoked.
-type ruleRevokedData struct {
-	Rule        string `json:"rule"`
-	Effect      string `json:"effect"`
-	Description string `json:"description,omitempty"`
-}
-
 // RevokeRule removes the standing rule id (a rule id, or the id of the
 // approval that made it: "ap_x" stands for "always-ap_x") from the
 // overlay: the overlay file is rewritten first, then the policy without the
@@ -68,7 +61,7 @@ func (c *Core) RevokeRule(ctx context.Context, id string) (policy.Rule, error) {
 	c.policy.Store(combined)
 	c.policyMu.Unlock()
 	ev := withData(event.Event{Session: event.SystemSession, Source: "warden"}, event.PolicyRuleRevoked,
-		ruleRevokedData{Rule: removed.ID, Effect: string(removed.Effect), Description: removed.Description})
+		event.RuleRevokedData{Rule: removed.ID, Effect: string(removed.Effect), Description: removed.Description})
 	if _, err := c.Record(ctx, ev); err != nil {
 		return removed, fmt.Errorf("revoked %s, but could not record it: %w", removed.ID, err)
 	}

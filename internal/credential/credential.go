@@ -455,9 +455,9 @@ func (s *Store) record(ctx context.Context, t event.Type, c Credential) error {
 	if s.opts.Record == nil {
 		return nil
 	}
-	data, err := json.Marshal(map[string]any{"id": c.ID, "workspace": c.Workspace, "agent": c.Agent})
+	data, err := event.Encode(event.CredentialData{ID: c.ID, Workspace: c.Workspace, Agent: c.Agent})
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", t, err)
+		return err
 	}
 	_, err = s.opts.Record(ctx, event.Event{Session: event.SystemSession, Type: t, Source: Source, Workspace: c.Workspace, Data: data})
 	return err

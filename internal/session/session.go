@@ -159,17 +159,6 @@ func (st *state) snapshot() Session {
 	return s
 }
 
-// payload holds the fields of event data the tracker reads.
-type payload struct {
-	Tool       string `json:"tool"`
-	Decision   string `json:"decision"`
-	Final      bool   `json:"final"`
-	ApprovalID string `json:"approvalId"`
-	Status     string `json:"status"`
-	Error      string `json:"error"`
-	Parent     string `json:"parent"`
-}
-
 func (t *Tracker) apply(e event.Event) {
 	if e.ID > t.cursor {
 		t.cursor = e.ID
@@ -204,12 +193,10 @@ func (t *Tracker) apply(e event.Event) {
 	if s.Workspace == "" && e.Workspace != "" {
 		s.Workspace = e.Workspace
 	}
-	var p payload
-	if len(e.Data) > 0 {
-		_ = json.Unmarshal(e.Data, &p) // a payload we cannot read still counts as an event
-	}
+	// a payload that cannot be read still counts as an event
 	switch e.Type {
 	case event.SessionStart:
+		p, _ := event.DataOf[event.SessionData](e)
 		st.ended = false
 		st.active = Idle
 		if p.Parent != "" {
@@ -219,6 +206,7 @@ func (t *Tracker) apply(e event.Event) {
 		st.ended = true
 		clear(st.pending)
 	case event.SessionStatus:
+		p, _ := event.DataOf[event.SessionData](e)
 		switch Status(p.Status) {
 		case Idle, Busy:
 			st.active = Status(p.Status)
@@ -226,18 +214,21 @@ func (t *Tracker) apply(e event.Event) {
 			st.ended = true
 		}
 	case event.SessionError:
+		p, _ := event.DataOf[event.SessionData](e)
 		s.LastError = p.Error
 		st.active = Idle
 	case event.MessageUser:
 		st.ended = false
 		st.active = Busy
 	case event.ToolCall:
+		p, _ := event.DataOf[event.ToolCallData](e)
 		s.ToolCalls++
 		if p.Tool != "" {
 			st.tools[p.Tool] = struct{}{}
 		}
 		st.active = Busy
 	case event.ToolDecision:
+		p, _ := event.DataOf[event.ToolDecisionData](e)
 		switch {
 		case p.Decision == "ask":
 			s.Asked++
@@ -247,10 +238,12 @@ func (t *Tracker) apply(e event.Event) {
 	case event.ToolResult:
 		st.active = Busy
 	case event.ApprovalRequested:
+		p, _ := event.DataOf[event.ApprovalData](e)
 		if p.ApprovalID != "" {
 			st.pending[p.ApprovalID] = struct{}{}
 		}
 	case event.ApprovalResolved:
+		p, _ := event.DataOf[event.ApprovalData](e)
 		delete(st.pending, p.ApprovalID)
 	case event.SubagentSpawn:
 		// The child session records its parent in its own session.start.

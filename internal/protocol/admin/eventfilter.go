@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -89,10 +88,8 @@ func (m eventMatch) match(e event.Event) bool {
 		if e.Type != event.ToolDecision {
 			return false
 		}
-		var d struct {
-			Decision string `json:"decision"`
-		}
-		if json.Unmarshal(e.Data, &d) != nil || !m.decisions[d.Decision] {
+		d, err := event.DataOf[event.ToolDecisionData](e)
+		if err != nil || !m.decisions[d.Decision] {
 			return false
 		}
 	}
