@@ -46,6 +46,10 @@ type Options struct {
 	// MaxDetached caps detached requests in flight (default 16); past it
 	// they run in order like the rest.
 	MaxDetached int
+	// CodeName names the door's own error codes for data.errorType
+	// ("FileNotFound" for the control door's -32002); nil or "" means
+	// "unknown".
+	CodeName func(code int) string
 }
 
 // Conn is one JSON-RPC peer on a WebSocket.
@@ -223,7 +227,7 @@ func (c *Conn) finish(r *Response) *Response {
 		data["timestamp"] = c.opts.Now().UTC().Format(time.RFC3339Nano)
 	}
 	if _, ok := data["errorType"]; !ok {
-		data["errorType"] = errorType(&e)
+		data["errorType"] = c.errorType(&e)
 	}
 	if c.opts.Debug && e.cause != nil {
 		data["stack"] = chain(e.cause)
@@ -235,15 +239,17 @@ func (c *Conn) finish(r *Response) *Response {
 
 // errorType is "protocol" for errors about the message itself, the spec's
 // name for the others, and "unknown" for unexpected failures.
-func errorType(e *Error) string {
+func (c *Conn) errorType(e *Error) string {
 	switch e.Code {
 	case CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams:
 		return "protocol"
 	case CodeInternalError:
 		return "unknown"
 	}
-	if n := CodeName(e.Code); n != "" {
-		return n
+	if c.opts.CodeName != nil {
+		if n := c.opts.CodeName(e.Code); n != "" {
+			return n
+		}
 	}
 	return "unknown"
 }

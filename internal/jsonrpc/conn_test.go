@@ -108,7 +108,7 @@ var testHandler = HandlerFunc(func(ctx context.Context, req *Request) (any, erro
 		}
 		return p.N * 2, nil
 	case "missing":
-		return nil, fmt.Errorf("reading: %w", Errorf(CodeFileNotFound, "file not found: a.txt").With("path", "a.txt"))
+		return nil, fmt.Errorf("reading: %w", Errorf(codeFileNotFound, "file not found: a.txt").With("path", "a.txt"))
 	case "boom":
 		return nil, fmt.Errorf("opening db: %w", errors.New("disk on fire"))
 	case "panic":
@@ -137,8 +137,17 @@ func TestRequestResponse(t *testing.T) {
 	}
 }
 
+// codeFileNotFound is a door's own code (the control door's), named by the
+// door through Options.CodeName.
+const codeFileNotFound = -32002
+
 func TestErrors(t *testing.T) {
-	ws := serve(t, testHandler, Options{})
+	ws := serve(t, testHandler, Options{CodeName: func(code int) string {
+		if code == codeFileNotFound {
+			return "FileNotFound"
+		}
+		return ""
+	}})
 	cases := []struct {
 		msg     string
 		code    int
@@ -156,7 +165,7 @@ func TestErrors(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":4,"method":"nope"}`, CodeMethodNotFound, 4.0, "protocol"},
 		{`{"jsonrpc":"2.0","id":5,"method":"typed","params":{"n":"x"}}`, CodeInvalidParams, 5.0, "protocol"},
 		{`{"jsonrpc":"2.0","id":6,"method":"typed","params":[1]}`, CodeInvalidParams, 6.0, "protocol"},
-		{`{"jsonrpc":"2.0","id":7,"method":"missing"}`, CodeFileNotFound, 7.0, "FileNotFound"},
+		{`{"jsonrpc":"2.0","id":7,"method":"missing"}`, codeFileNotFound, 7.0, "FileNotFound"},
 		{`{"jsonrpc":"2.0","id":8,"method":"boom"}`, CodeInternalError, 8.0, "unknown"},
 		{`{"jsonrpc":"2.0","id":9,"method":"panic"}`, CodeInternalError, 9.0, "unknown"},
 		{`{"jsonrpc":"2.0","id":null,"method":"nope"}`, CodeMethodNotFound, nil, "protocol"},

@@ -3,7 +3,8 @@
 // notifications both ways, batches (an array in, an array out, notifications
 // get no entry), and the error object of specs/control-protocol.md
 // (data.timestamp, data.errorType, data.stack only at debug level, extra
-// context). A door supplies a Handler per connection; this package owns the
+// context). Error codes beyond JSON-RPC's own belong to the door that
+// speaks them (Options.CodeName). A door supplies a Handler per connection; this package owns the
 // framing, concurrency and error shapes.
 package jsonrpc
 
@@ -17,28 +18,19 @@ import (
 // Version is the only JSON-RPC version spoken.
 const Version = "2.0"
 
-// The error codes of JSON-RPC 2.0 and of specs/control-protocol.md.
+// The error codes of JSON-RPC 2.0 itself. A door's own codes (the control
+// door's -32001..-32011) live with the door, which names them through
+// Options.CodeName.
 const (
-	CodeParseError         = -32700 // invalid JSON
-	CodeInvalidRequest     = -32600 // not a valid request object
-	CodeMethodNotFound     = -32601 // no such method
-	CodeInvalidParams      = -32602 // missing or invalid parameters
-	CodeInternalError      = -32603 // unexpected server error
-	CodeUnauthorized       = -32001 // authentication required
-	CodeFileNotFound       = -32002 // file does not exist
-	CodeFileAccessDenied   = -32003 // file access restricted
-	CodeTerminalNotFound   = -32004 // terminal id not found
-	CodeEditorNotActive    = -32005 // no active text editor
-	CodeOperationCancelled = -32006 // a person (or the policy) denied the operation
-	CodeRateLimited        = -32007 // too many requests
-	CodeSessionExpired     = -32008 // session timed out
-	CodeFeatureDisabled    = -32009 // feature or category disabled
-	CodePathRestricted     = -32010 // path escapes the workspace sandbox
-	CodeCommandRestricted  = -32011 // command not allowed
+	CodeParseError     = -32700 // invalid JSON
+	CodeInvalidRequest = -32600 // not a valid request object
+	CodeMethodNotFound = -32601 // no such method
+	CodeInvalidParams  = -32602 // missing or invalid parameters
+	CodeInternalError  = -32603 // unexpected server error
 )
 
-// CodeName returns the spec's name of an error code ("ParseError",
-// "Unauthorized", ...), or "" for codes the spec does not list.
+// CodeName returns the name of one of JSON-RPC's own error codes
+// ("ParseError", ...), or "" for any other code.
 func CodeName(code int) string {
 	switch code {
 	case CodeParseError:
@@ -51,28 +43,6 @@ func CodeName(code int) string {
 		return "InvalidParams"
 	case CodeInternalError:
 		return "InternalError"
-	case CodeUnauthorized:
-		return "Unauthorized"
-	case CodeFileNotFound:
-		return "FileNotFound"
-	case CodeFileAccessDenied:
-		return "FileAccessDenied"
-	case CodeTerminalNotFound:
-		return "TerminalNotFound"
-	case CodeEditorNotActive:
-		return "EditorNotActive"
-	case CodeOperationCancelled:
-		return "OperationCancelled"
-	case CodeRateLimited:
-		return "RateLimited"
-	case CodeSessionExpired:
-		return "SessionExpired"
-	case CodeFeatureDisabled:
-		return "FeatureDisabled"
-	case CodePathRestricted:
-		return "PathRestricted"
-	case CodeCommandRestricted:
-		return "CommandRestricted"
 	}
 	return ""
 }

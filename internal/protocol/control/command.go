@@ -152,7 +152,7 @@ func closeActive(ctx context.Context, c *call) (any, error) {
 func killActiveTerminal(ctx context.Context, c *call) (any, error) {
 	t, found := c.ws.ops.ActiveTerminal()
 	if !found {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeTerminalNotFound, "terminal not found: no terminal is active")
+		return nil, jsonrpc.Errorf(CodeTerminalNotFound, "terminal not found: no terminal is active")
 	}
 	if err := c.ws.ops.DisposeTerminal(t.ID); err != nil {
 		return nil, fail(err, "")

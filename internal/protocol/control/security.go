@@ -48,20 +48,20 @@ func (s *Server) allowed(method string) error {
 	sec := s.opts.Settings.Security
 	cat, _, _ := strings.Cut(method, ".")
 	if cat != "warden" && len(sec.AllowedMethodCategories) > 0 && !contains(sec.AllowedMethodCategories, cat) {
-		return jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: the %s category is not in control.security.allowedMethodCategories", cat).With("category", cat)
+		return jsonrpc.Errorf(CodeFeatureDisabled, "feature disabled: the %s category is not in control.security.allowedMethodCategories", cat).With("category", cat)
 	}
 	switch resourceOf(method) {
 	case resFiles:
 		if !config.Enabled(sec.AllowFileSystemAccess) {
-			return jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: %s reaches the workspace's files and file system access is off (control.security.allowFileSystemAccess)", method).With("method", method)
+			return jsonrpc.Errorf(CodeFeatureDisabled, "feature disabled: %s reaches the workspace's files and file system access is off (control.security.allowFileSystemAccess)", method).With("method", method)
 		}
 	case resTerminal:
 		if !config.Enabled(sec.AllowTerminalAccess) {
-			return jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: %s starts or drives a program and terminal access is off (control.security.allowTerminalAccess)", method).With("method", method)
+			return jsonrpc.Errorf(CodeFeatureDisabled, "feature disabled: %s starts or drives a program and terminal access is off (control.security.allowTerminalAccess)", method).With("method", method)
 		}
 	case resCommand:
 		if !config.Enabled(sec.AllowCommandExecution) {
-			return jsonrpc.Errorf(jsonrpc.CodeFeatureDisabled, "feature disabled: command execution is off (control.security.allowCommandExecution)")
+			return jsonrpc.Errorf(CodeFeatureDisabled, "feature disabled: command execution is off (control.security.allowCommandExecution)")
 		}
 	}
 	return nil
@@ -153,12 +153,12 @@ func (c *call) checkCommand(line, cwd string) error {
 	for _, n := range names {
 		if len(sec.AllowedCommands) > 0 {
 			if !match(sec.AllowedCommands, n) {
-				return jsonrpc.Errorf(jsonrpc.CodeCommandRestricted, "command restricted: %s is not in control.security.allowedCommands", n).With("command", line)
+				return jsonrpc.Errorf(CodeCommandRestricted, "command restricted: %s is not in control.security.allowedCommands", n).With("command", line)
 			}
 			continue
 		}
 		if match(sec.RestrictedCommands, n) {
-			return jsonrpc.Errorf(jsonrpc.CodeCommandRestricted, "command restricted: %s is in control.security.restrictedCommands", n).With("command", line)
+			return jsonrpc.Errorf(CodeCommandRestricted, "command restricted: %s is in control.security.restrictedCommands", n).With("command", line)
 		}
 	}
 	if len(sec.RestrictedPaths) == 0 || a == nil {
@@ -174,7 +174,7 @@ func (c *call) checkCommand(line, cwd string) error {
 				g, hit = c.ws.reachesRestricted(ef.Target)
 			}
 			if hit {
-				return jsonrpc.Errorf(jsonrpc.CodeFileAccessDenied, "file access denied: %s reaches %s, which matches control.security.restrictedPaths %q", cm.Name, ef.Target, g).With("path", ef.Target).With("command", line)
+				return jsonrpc.Errorf(CodeFileAccessDenied, "file access denied: %s reaches %s, which matches control.security.restrictedPaths %q", cm.Name, ef.Target, g).With("path", ef.Target).With("command", line)
 			}
 		}
 	}

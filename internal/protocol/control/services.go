@@ -21,13 +21,13 @@ func classifyService(err error) (int, string, bool) {
 	case errors.Is(err, wsfs.ErrIsRoot), errors.Is(err, wsfs.ErrNotEmpty), errors.Is(err, wsfs.ErrIsDir), errors.Is(err, wsfs.ErrNotDir):
 		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, lsp.ErrNoServer), errors.Is(err, lsp.ErrNotInstalled):
-		return jsonrpc.CodeFeatureDisabled, "no language server", true
+		return CodeFeatureDisabled, "no language server", true
 	case errors.Is(err, terminal.ErrNotFound), errors.Is(err, terminal.ErrClosed):
-		return jsonrpc.CodeTerminalNotFound, "terminal not found", true
+		return CodeTerminalNotFound, "terminal not found", true
 	case errors.Is(err, wsfs.ErrBadPattern):
 		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, gitcli.ErrNoMatch):
-		return jsonrpc.CodeFileNotFound, "file not found", true
+		return CodeFileNotFound, "file not found", true
 	case errors.Is(err, gitcli.ErrNoBranch):
 		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, gitcli.ErrNothingStaged):
@@ -43,9 +43,9 @@ func classifyService(err error) (int, string, bool) {
 		errors.Is(err, ops.ErrEditEmpty), errors.Is(err, ops.ErrEditSame), errors.Is(err, ops.ErrEditNotFound), errors.Is(err, ops.ErrEditAmbiguous):
 		return jsonrpc.CodeInvalidParams, "invalid params", true
 	case errors.Is(err, ops.ErrCannotConfine):
-		return jsonrpc.CodeFeatureDisabled, "feature disabled", true
+		return CodeFeatureDisabled, "feature disabled", true
 	case errors.Is(err, ops.ErrOutside):
-		return jsonrpc.CodePathRestricted, "path restricted", true
+		return CodePathRestricted, "path restricted", true
 	}
 	return 0, "", false
 }

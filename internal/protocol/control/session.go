@@ -43,7 +43,7 @@ func (ss *session) serve(ctx context.Context, c *websocket.Conn) {
 	st := ss.srv.opts.Settings
 	conn := jsonrpc.NewConn(c, ss, jsonrpc.Options{
 		Logger: ss.srv.log, Now: ss.srv.opts.Now, Debug: st.Logging.Level == "debug",
-		ReadLimit: st.MaxMessageBytes, Detached: detached,
+		ReadLimit: st.MaxMessageBytes, Detached: detached, CodeName: CodeName,
 	})
 	ss.mu.Lock()
 	ss.conn = conn
@@ -149,7 +149,7 @@ func (ss *session) allow(now time.Time) bool {
 func (ss *session) Handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	now := ss.srv.opts.Now()
 	if !ss.allow(now) {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeRateLimited, "rate limited: more than %v requests per second", ss.srv.opts.Settings.RateLimit.RequestsPerSecond)
+		return nil, jsonrpc.Errorf(CodeRateLimited, "rate limited: more than %v requests per second", ss.srv.opts.Settings.RateLimit.RequestsPerSecond)
 	}
 	if req.Method == "auth.authenticate" {
 		return ss.authenticate(ctx, req)
@@ -159,14 +159,14 @@ func (ss *session) Handle(ctx context.Context, req *jsonrpc.Request) (any, error
 	idle := now.Sub(ss.lastActive)
 	ss.mu.Unlock()
 	if !authed {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeUnauthorized, "unauthorized: call auth.authenticate with the token and the nonce of auth.challenge first")
+		return nil, jsonrpc.Errorf(CodeUnauthorized, "unauthorized: call auth.authenticate with the token and the nonce of auth.challenge first")
 	}
 	if timeout := time.Duration(ss.srv.opts.Settings.SessionTimeout); timeout > 0 && idle > timeout {
 		ss.mu.Lock()
 		ss.id = ""
 		ss.mu.Unlock()
 		go func() { _ = ss.challenge(context.Background()) }()
-		return nil, jsonrpc.Errorf(jsonrpc.CodeSessionExpired, "session expired after %s without requests: authenticate again with the new auth.challenge nonce", timeout)
+		return nil, jsonrpc.Errorf(CodeSessionExpired, "session expired after %s without requests: authenticate again with the new auth.challenge nonce", timeout)
 	}
 	ss.mu.Lock()
 	ss.lastActive = now

@@ -131,7 +131,7 @@ func terminalList(ctx context.Context, c *call) (any, error) {
 func terminalGetActive(ctx context.Context, c *call) (any, error) {
 	t, ok := c.ws.ops.ActiveTerminal()
 	if !ok {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeTerminalNotFound, "terminal not found: no terminal is active")
+		return nil, jsonrpc.Errorf(CodeTerminalNotFound, "terminal not found: no terminal is active")
 	}
 	return map[string]string{"terminalId": t.ID, "name": t.Name}, nil
 }

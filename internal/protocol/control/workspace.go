@@ -128,14 +128,14 @@ func (c *call) absField(field, p string) (string, error) {
 	p = filepath.Clean(p)
 	rel, err := filepath.Rel(c.ws.root, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", jsonrpc.Errorf(jsonrpc.CodePathRestricted, "path restricted: %s is outside the workspace %s", p, c.ws.root).With("path", p)
+		return "", jsonrpc.Errorf(CodePathRestricted, "path restricted: %s is outside the workspace %s", p, c.ws.root).With("path", p)
 	}
 	for _, g := range c.ws.srv.opts.Settings.Security.RestrictedPaths {
 		if ok, _ := doublestar.Match(g, filepath.ToSlash(rel)); ok {
-			return "", jsonrpc.Errorf(jsonrpc.CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", rel, g).With("path", p)
+			return "", jsonrpc.Errorf(CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", rel, g).With("path", p)
 		}
 		if ok, _ := doublestar.Match(g, p); ok {
-			return "", jsonrpc.Errorf(jsonrpc.CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", p, g).With("path", p)
+			return "", jsonrpc.Errorf(CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", p, g).With("path", p)
 		}
 	}
 	return p, nil
@@ -154,9 +154,9 @@ func (c *call) rel(p string) string {
 type denyCode int
 
 const (
-	denyFile    = denyCode(jsonrpc.CodeFileAccessDenied)
-	denyCommand = denyCode(jsonrpc.CodeCommandRestricted)
-	denyOther   = denyCode(jsonrpc.CodeOperationCancelled)
+	denyFile    = denyCode(CodeFileAccessDenied)
+	denyCommand = denyCode(CodeCommandRestricted)
+	denyOther   = denyCode(CodeOperationCancelled)
 )
 
 // caller is who the operations layer sees for this call.
@@ -196,7 +196,7 @@ func deniedError(err error, code denyCode) error {
 	}
 	v := d.Verdict
 	if v.ApprovalID != "" {
-		return jsonrpc.Errorf(jsonrpc.CodeOperationCancelled, "operation cancelled: %s", v.Reason).
+		return jsonrpc.Errorf(CodeOperationCancelled, "operation cancelled: %s", v.Reason).
 			With("approvalId", v.ApprovalID).With("rule", v.Rule)
 	}
 	return jsonrpc.Errorf(int(code), "%s: %s", denyWord(code), v.Reason).With("rule", v.Rule)
@@ -243,17 +243,17 @@ func fail(err error, path string) error {
 func classify(err error) (int, string) {
 	switch {
 	case isEscape(err):
-		return jsonrpc.CodePathRestricted, "path restricted"
+		return CodePathRestricted, "path restricted"
 	case errors.Is(err, fs.ErrNotExist):
-		return jsonrpc.CodeFileNotFound, "file not found"
+		return CodeFileNotFound, "file not found"
 	case errors.Is(err, fs.ErrExist):
 		return jsonrpc.CodeInvalidParams, "invalid params"
 	case errors.Is(err, fs.ErrPermission):
-		return jsonrpc.CodeFileAccessDenied, "file access denied"
+		return CodeFileAccessDenied, "file access denied"
 	case errors.Is(err, editor.ErrNoActive):
-		return jsonrpc.CodeEditorNotActive, "editor not active"
+		return CodeEditorNotActive, "editor not active"
 	case errors.Is(err, editor.ErrNotOpen):
-		return jsonrpc.CodeFileNotFound, "document not open"
+		return CodeFileNotFound, "document not open"
 	case errors.Is(err, editor.ErrBadRange):
 		return jsonrpc.CodeInvalidParams, "invalid params"
 	case errors.Is(err, context.DeadlineExceeded):
