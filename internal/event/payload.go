@@ -100,6 +100,54 @@ type SessionData struct {
 	Error  string `json:"error,omitempty"`
 }
 
+// AgentServerData is the payload of agent.server: an agent server started
+// (Port, PID, FailedAttempts of the streak it ends), stopped, crashed,
+// failed to restart (Attempts, RetryIn, Error) or cannot be followed
+// ("unsupported", Error). The fields are in the order the log has always
+// had them (it was a map: keys sorted).
+type AgentServerData struct {
+	Action         string `json:"action"`
+	Agent          string `json:"agent"`
+	Attempts       int    `json:"attempts,omitempty"`
+	Error          string `json:"error,omitempty"`
+	FailedAttempts int    `json:"failedAttempts,omitempty"`
+	PID            int    `json:"pid,omitempty"`
+	Port           int    `json:"port,omitempty"`
+	RetryIn        string `json:"retryIn,omitempty"`
+}
+
+// AgentStatusData is the payload of agent.status: a workspace's status
+// changed (none, idle, busy, waiting).
+type AgentStatusData struct {
+	Agent     string `json:"agent,omitempty"`
+	From      string `json:"from"`
+	SessionID string `json:"sessionId,omitempty"`
+	To        string `json:"to"`
+}
+
+// WorkspaceAddedData is the payload of workspace.added; Created and the
+// project and branch are set for a workspace created as a git worktree.
+type WorkspaceAddedData struct {
+	Branch  string `json:"branch,omitempty"`
+	Created bool   `json:"created,omitempty"`
+	Name    string `json:"name"`
+	Project string `json:"project,omitempty"`
+}
+
+// WorkspaceRemovedData is the payload of workspace.removed.
+type WorkspaceRemovedData struct {
+	Name            string `json:"name"`
+	WorktreeRemoved bool   `json:"worktreeRemoved"`
+}
+
+// WorkspaceMetadataData is the payload of workspace.metadata: a key set
+// (Value) or deleted.
+type WorkspaceMetadataData struct {
+	Deleted bool    `json:"deleted"`
+	Key     string  `json:"key"`
+	Value   *string `json:"value,omitempty"`
+}
+
 // Encode marshals a payload for Event.Data.
 func Encode(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)

@@ -37,6 +37,16 @@ func payloadSamples() []struct {
 		{"policy.rule_revoked", RuleRevokedData{Rule: "always-ap_1", Effect: "allow", Description: "d"}},
 		{"policy.rule_revoked minimal", RuleRevokedData{}},
 		{"session", SessionData{Parent: "p", Status: "idle", Error: "boom"}},
+		{"agent.server started", AgentServerData{Agent: "opencode", Action: "started", Port: 4096, PID: 42, FailedAttempts: 3}},
+		{"agent.server restart-failed", AgentServerData{Agent: "opencode", Action: "restart-failed", Attempts: 1, RetryIn: "1s", Error: "port taken"}},
+		{"agent.server stopped", AgentServerData{Agent: "claude-code", Action: "stopped"}},
+		{"agent.status", AgentStatusData{Agent: "opencode", From: "idle", To: "busy", SessionID: "ses_1"}},
+		{"agent.status minimal", AgentStatusData{From: "none", To: "idle"}},
+		{"workspace.added", WorkspaceAddedData{Name: "fix", Project: "/p", Branch: "fix", Created: true}},
+		{"workspace.added minimal", WorkspaceAddedData{Name: "proj"}},
+		{"workspace.removed", WorkspaceRemovedData{Name: "proj"}},
+		{"workspace.metadata", WorkspaceMetadataData{Key: "k", Value: new("v")}},
+		{"workspace.metadata deleted", WorkspaceMetadataData{Key: "k", Deleted: true}},
 	}
 }
 

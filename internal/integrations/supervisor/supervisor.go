@@ -381,10 +381,10 @@ func (s *Supervisor) tracked(ws string) (*tracked, bool) {
 }
 
 func (s *Supervisor) serverStarted(t agent.Type, ws string, port int) {
-	data := map[string]any{"agent": t, "action": "started", "port": port, "pid": s.servers[t].PID(ws)}
+	data := event.AgentServerData{Agent: string(t), Action: "started", Port: port, PID: s.servers[t].PID(ws)}
 	s.mu.Lock()
 	if f, ok := s.failing[ws]; ok {
-		data["failedAttempts"] = f.Attempts
+		data.FailedAttempts = f.Attempts
 		delete(s.failing, ws)
 	}
 	s.mu.Unlock()
@@ -401,7 +401,7 @@ func (s *Supervisor) serverStarted(t agent.Type, ws string, port int) {
 		switch {
 		case errors.Is(err, agent.ErrUnsupported):
 			s.log.Error("warden cannot follow this agent server", "workspace", ws, "port", port, "err", err)
-			s.record(ws, event.AgentServer, map[string]any{"agent": t, "action": "unsupported", "port": port, "error": err.Error()})
+			s.record(ws, event.AgentServer, event.AgentServerData{Agent: string(t), Action: "unsupported", Port: port, Error: err.Error()})
 		case err != nil:
 			s.log.Warn("could not connect to the agent server; the provider keeps trying", "workspace", ws, "port", port, "err", err)
 		}
@@ -419,9 +419,9 @@ func (s *Supervisor) restartFailed(t agent.Type, ws string, f agent.RestartFailu
 	if f.Attempts != 1 {
 		return
 	}
-	data := map[string]any{"agent": t, "action": "restart-failed", "attempts": f.Attempts, "retryIn": f.Next.String()}
+	data := event.AgentServerData{Agent: string(t), Action: "restart-failed", Attempts: f.Attempts, RetryIn: f.Next.String()}
 	if f.Err != nil {
-		data["error"] = f.Err.Error()
+		data.Error = f.Err.Error()
 	}
 	s.record(ws, event.AgentServer, data)
 }
@@ -435,15 +435,15 @@ func (s *Supervisor) serverStopped(t agent.Type, ws string, crashed bool) {
 		delete(s.failing, ws)
 		s.mu.Unlock()
 	}
-	s.record(ws, event.AgentServer, map[string]any{"agent": t, "action": action})
+	s.record(ws, event.AgentServer, event.AgentServerData{Agent: string(t), Action: action})
 }
 
 func (s *Supervisor) statusChanged(c status.Change) {
-	data := map[string]any{"from": c.From, "to": c.To}
+	data := event.AgentStatusData{From: string(c.From), To: string(c.To)}
 	if tr, ok := s.tracked(c.Workspace); ok {
-		data["agent"] = tr.typ
+		data.Agent = string(tr.typ)
 		if si, ok := tr.p.Session(); ok {
-			data["sessionId"] = si.SessionID
+			data.SessionID = si.SessionID
 		}
 	}
 	s.record(c.Workspace, event.AgentStatus, data)
@@ -680,7 +680,7 @@ func (s *Supervisor) AddWorkspace(ctx context.Context, path string, o workspace.
 	if err != nil || !isNew {
 		return w, isNew, err
 	}
-	if err := s.recordNow(ctx, w.Path, event.WorkspaceAdded, map[string]any{"name": w.Name}); err != nil {
+	if err := s.recordNow(ctx, w.Path, event.WorkspaceAdded, event.WorkspaceAddedData{Name: w.Name}); err != nil {
 		s.log.Warn("could not record workspace.added", "workspace", w.Path, "err", err)
 	}
 	return w, true, nil
@@ -693,7 +693,7 @@ func (s *Supervisor) CreateWorkspace(ctx context.Context, project, name, base st
 	if err != nil {
 		return w, err
 	}
-	if err := s.recordNow(ctx, w.Path, event.WorkspaceAdded, map[string]any{"name": w.Name, "project": w.Project, "branch": w.Branch, "created": true}); err != nil {
+	if err := s.recordNow(ctx, w.Path, event.WorkspaceAdded, event.WorkspaceAddedData{Name: w.Name, Project: w.Project, Branch: w.Branch, Created: true}); err != nil {
 		s.log.Warn("could not record workspace.added", "workspace", w.Path, "err", err)
 	}
 	return w, nil
@@ -719,7 +719,7 @@ func (s *Supervisor) RemoveWorkspace(ctx context.Context, path string, force boo
 			s.log.Warn("could not revoke every credential of the removed workspace", "workspace", w.Path, "err", err)
 		}
 	}
-	if err := s.recordNow(ctx, w.Path, event.WorkspaceRemoved, map[string]any{"name": w.Name, "worktreeRemoved": w.Managed}); err != nil {
+	if err := s.recordNow(ctx, w.Path, event.WorkspaceRemoved, event.WorkspaceRemovedData{Name: w.Name, WorktreeRemoved: w.Managed}); err != nil {
 		s.log.Warn("could not record workspace.removed", "workspace", w.Path, "err", err)
 	}
 	return w, nil
@@ -732,10 +732,7 @@ func (s *Supervisor) SetMetadata(ctx context.Context, path, key string, value *s
 	if err != nil {
 		return w, err
 	}
-	data := map[string]any{"key": key, "deleted": value == nil}
-	if value != nil {
-		data["value"] = *value
-	}
+	data := event.WorkspaceMetadataData{Key: key, Deleted: value == nil, Value: value}
 	if err := s.recordNow(ctx, w.Path, event.WorkspaceMetadata, data); err != nil {
 		s.log.Warn("could not record workspace.metadata", "workspace", w.Path, "err", err)
 	}
