@@ -399,14 +399,32 @@ func ago(t time.Time) string {
 }
 
 func newApprovalsCmd(o *options) *cobra.Command {
-	var asJSON bool
+	var asJSON, watch bool
 	cmd := &cobra.Command{
 		Use:   "approvals",
-		Short: "List calls waiting for a person",
-		Args:  cobra.NoArgs,
+		Short: "List calls waiting for a person (--watch: follow them, answer with y/n/a)",
+		Long: `List the calls waiting for a person. --watch keeps the list up to date: it
+redraws on every change, rings the terminal bell and sends a desktop notification
+(notify-send when a D-Bus session exists on Linux, osascript on macOS) when a
+call starts waiting, with the time left. In a terminal it asks about the oldest
+waiting call: y approves, n denies, a approves always (a standing rule). Without
+a terminal it prints one line per change; with --json one JSON list per change.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := o.dial()
 			if err != nil {
+				return err
+			}
+			if watch {
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				w := &approvalWatch{o: o, c: c, asJSON: asJSON, now: time.Now, notify: desktopNotifier(os.Getenv)}
+				w.tty = !asJSON && isTTY(o.stdout)
+				w.keys = w.tty && isTTY(o.stdin)
+				err := w.run(ctx)
+				if w.tty {
+					fmt.Fprintln(o.stdout)
+				}
 				return err
 			}
 			list, err := c.Approvals(cmd.Context())
@@ -433,11 +451,12 @@ func newApprovalsCmd(o *options) *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\tin %s\n", a.ID, a.Session, a.Call.Tool, clip(call, 60), clip(a.Decision.Reason, 60),
 					time.Until(a.Deadline).Round(time.Second))
 			}
-			fmt.Fprintln(tw, "\nApprove with: warden approve ID    Deny with: warden deny ID --reason \"...\"")
+			fmt.Fprintln(tw, "\nApprove with: warden approve ID    Deny with: warden deny ID --reason \"...\"    Follow: warden approvals --watch")
 			return tw.Flush()
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&watch, "watch", "W", false, "follow the queue until interrupted: redraw, bell, desktop notification, y/n/a prompt in a terminal")
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -57,4 +58,10 @@ func FuzzParseSince(f *testing.F) {
 			t.Fatalf("%q: negative since %d", s, q.Since)
 		}
 	})
+}
+
+func TestNoDesktopNoNotifier(t *testing.T) {
+	if n := desktopNotifier(func(string) string { return "" }); n != nil && runtime.GOOS == "linux" {
+		t.Fatal("a notifier without a D-Bus session")
+	}
 }
