@@ -331,6 +331,60 @@ func (r *Repo) Diff(ctx context.Context, path string, staged bool) (string, erro
 	return string(out), nil
 }
 
+// DiffNames lists the paths (relative to Dir) that Diff with the same
+// arguments would show.
+func (r *Repo) DiffNames(ctx context.Context, path string, staged bool) ([]string, error) {
+	args := []string{"diff", "--name-only", "-z", "--relative", "--no-ext-diff", "--no-textconv"}
+	if staged {
+		args = append(args, "--cached")
+	}
+	args = append(args, "--")
+	if path != "" {
+		if err := checkPath(path); err != nil {
+			return nil, fmt.Errorf("gitcli: diff: %w", err)
+		}
+		args = append(args, path)
+	}
+	if err := r.checkWorkTree(ctx); err != nil {
+		return nil, err
+	}
+	out, err := r.run(ctx, call{read: true}, args...)
+	if err != nil {
+		return nil, fmt.Errorf("gitcli: diff: %w", err)
+	}
+	var names []string
+	for _, n := range strings.Split(string(out), "\x00") {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// DiffPaths is Diff limited to paths (relative to Dir; none: an empty
+// diff).
+func (r *Repo) DiffPaths(ctx context.Context, paths []string, staged bool) (string, error) {
+	if len(paths) == 0 {
+		return "", nil
+	}
+	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--relative"}
+	if staged {
+		args = append(args, "--cached")
+	}
+	args = append(args, "--")
+	for _, p := range paths {
+		if err := checkPath(p); err != nil {
+			return "", fmt.Errorf("gitcli: diff: %w", err)
+		}
+		args = append(args, p)
+	}
+	out, err := r.run(ctx, call{read: true}, args...)
+	if err != nil {
+		return "", fmt.Errorf("gitcli: diff: %w", err)
+	}
+	return string(out), nil
+}
+
 // Log returns up to max commits reachable from HEAD, newest first (max <= 0
 // means DefaultLogMax), limited to commits touching path when it is not
 // empty. Before the first commit it returns no entries and no error.

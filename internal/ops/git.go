@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 
 	"github.com/warden-dev/warden/internal/gitcli"
@@ -21,8 +22,10 @@ func (w *Workspace) GitStatus(ctx context.Context, c Caller) (gitcli.Status, err
 }
 
 // GitDiff is `git diff [--staged] [-- rel]` (rel relative to the root, ""
-// for every path).
-func (w *Workspace) GitDiff(ctx context.Context, c Caller, rel string, staged bool) (string, error) {
+// for every path). The changes of files a read would refuse (.env, keys),
+// and of those hide names, are left out: a diff shows file content, so it
+// never shows what a read refuses; skipped counts them.
+func (w *Workspace) GitDiff(ctx context.Context, c Caller, rel string, staged bool, hide func(abs string) bool) (diff string, skipped int, err error) {
 	argv := []string{"git", "diff"}
 	if staged {
 		argv = append(argv, "--staged")
@@ -32,9 +35,27 @@ func (w *Workspace) GitDiff(ctx context.Context, c Caller, rel string, staged bo
 	}
 	p, err := w.GateShell(ctx, c, "git diff", false, argv...)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return p.Git().Diff(ctx, rel, staged)
+	names, err := p.Git().DiffNames(ctx, rel, staged)
+	if err != nil {
+		return "", 0, err
+	}
+	keep := make([]string, 0, len(names))
+	for _, n := range names {
+		abs := filepath.Join(w.root, filepath.FromSlash(n))
+		if (hide != nil && hide(abs)) || !w.readable(c, abs) {
+			skipped++
+			continue
+		}
+		keep = append(keep, n)
+	}
+	if skipped == 0 {
+		d, err := p.Git().Diff(ctx, rel, staged)
+		return d, 0, err
+	}
+	d, err := p.Git().DiffPaths(ctx, keep, staged)
+	return d, skipped, err
 }
 
 // GitLog is `git log -n max [-- rel]`, newest first.

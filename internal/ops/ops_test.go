@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -490,5 +491,41 @@ func TestTerminalGetsTheWorkspacesAgentEnvironment(t *testing.T) {
 	defer mu.Unlock()
 	if len(asked) != 1 || asked[0] != root {
 		t.Fatalf("WorkspaceEnv asked for %v, want [%s]", asked, root)
+	}
+}
+
+// A diff shows file content: the changes of a file a read would refuse
+// are not in it.
+func TestGitDiffLeavesOutWhatReadsRefuse(t *testing.T) {
+	f := newFixture(t)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = f.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(f.root, ".env"), []byte("SECRET=one\n"), 0o600)
+	os.WriteFile(filepath.Join(f.root, "main.go"), []byte("package main\n"), 0o644)
+	os.MkdirAll(filepath.Join(f.root, "hidden"), 0o755)
+	os.WriteFile(filepath.Join(f.root, "hidden", "h.txt"), []byte("h1\n"), 0o644)
+	git("add", ".")
+	git("commit", "-q", "-m", "first")
+	os.WriteFile(filepath.Join(f.root, ".env"), []byte("SECRET=CANARY-TWO\n"), 0o600)
+	os.WriteFile(filepath.Join(f.root, "main.go"), []byte("package main // changed\n"), 0o644)
+	os.WriteFile(filepath.Join(f.root, "hidden", "h.txt"), []byte("HIDDEN-CHANGE\n"), 0o644)
+	hide := func(abs string) bool { return strings.HasPrefix(abs, filepath.Join(f.root, "hidden")) }
+	d, skipped, err := f.ws.GitDiff(t.Context(), caller, "", false, hide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d, "CANARY") || strings.Contains(d, "HIDDEN-CHANGE") || !strings.Contains(d, "// changed") || skipped != 2 {
+		t.Fatalf("diff (skipped %d):\n%s", skipped, d)
+	}
+	d, skipped, err = f.ws.GitDiff(t.Context(), caller, ".env", false, nil)
+	if err != nil || strings.Contains(d, "CANARY") || skipped != 1 {
+		t.Fatalf("diff of .env: %q skipped %d err %v", d, skipped, err)
 	}
 }

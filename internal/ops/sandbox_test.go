@@ -192,7 +192,7 @@ func TestGitRunsRepositoryProgramsConfined(t *testing.T) {
 	if _, err := f.ws.GitStatus(t.Context(), caller); err != nil {
 		t.Logf("git status: %v", err) // the filter's failure may fail status: what counts is below
 	}
-	if _, err := f.ws.GitDiff(t.Context(), caller, "", false); err != nil {
+	if _, _, err := f.ws.GitDiff(t.Context(), caller, "", false, nil); err != nil {
 		t.Logf("git diff: %v", err)
 	}
 	if b, _ := os.ReadFile(rc); string(b) != "# rc\n" {

@@ -85,7 +85,11 @@ func newEnvWith(t testing.TB, settings config.Control, coreOpts coretest.Options
 	if _, _, err := reg.Add(root); err != nil {
 		t.Fatal(err)
 	}
-	o, err := ops.New(ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup})
+	// terminals get a home of their own: the machine's ~/.bashrc may do
+	// anything (and a shell killed while it runs may leave its locks)
+	termHome := t.TempDir()
+	o, err := ops.New(ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup,
+		TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + termHome, "TERM=xterm-256color", "LANG=C.UTF-8"}})
 	if err != nil {
 		t.Fatal(err)
 	}

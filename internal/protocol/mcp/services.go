@@ -122,12 +122,15 @@ func gitDiff(ctx context.Context, c *call, in diffInput) (*sdk.CallToolResult, e
 		}
 		rel = c.rel(abs)
 	}
-	d, err := c.ws.GitDiff(ctx, c.caller(), rel, in.Staged)
+	d, skipped, err := c.ws.GitDiff(ctx, c.caller(), rel, in.Staged, nil)
 	if err != nil {
 		return nil, fmt.Errorf("git diff: %w", err)
 	}
 	if d == "" {
 		d = "(no changes)"
+	}
+	if skipped > 0 {
+		d += fmt.Sprintf("\n(%d changed file%s not shown: warden would refuse to read %s)", skipped, plural(skipped), map[bool]string{true: "it", false: "them"}[skipped == 1])
 	}
 	return textResult(d), nil
 }
