@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -676,4 +678,93 @@ func TestWardenRunClaudeGetsWardenMCP(t *testing.T) {
 	if !strings.Contains(credsOut, `"agent": "claude-code"`) || !strings.Contains(credsOut, `"workspace": "`+ws+`"`) {
 		t.Fatalf("credentials --json:\n%s", credsOut)
 	}
+}
+
+// An agent stopped and started again leaves `none` once the new OpenCode
+// reaches warden over MCP (MarkActive is not once per daemon), and a
+// terminal warden opens in the workspace learns where its OpenCode runs
+// (the spec's port discovery for new terminals).
+func TestAgentsStartAgainAndTerminalDiscovery(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	data := filepath.Join(dir, "data")
+	ws := gitWorkspace(t, filepath.Join(dir, "gamma"))
+	model := openai.New(agentScript)
+	t.Cleanup(model.Close)
+	env := openCodeServeEnv(t, home, model)
+	openCodeEnv(t, home)
+	d := startDaemonIn(t, data, dir, env)
+	defer func() {
+		if t.Failed() {
+			t.Logf("daemon:\n%s", d.stderr)
+		}
+	}()
+	if out, errOut, code := warden(t, data, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %d %s %s", code, out, errOut)
+	}
+	start := func() agentRow {
+		t.Helper()
+		if out, errOut, code := warden(t, data, "", "agents", "start", "opencode", "--workspace", ws); code != 0 {
+			t.Fatalf("agents start: %d %s %s", code, out, errOut)
+		}
+		// No session exists yet: only OpenCode reaching warden's MCP door
+		// (the config warden generated) moves the status off none. OpenCode
+		// connects its MCP servers on first use: asking for their status,
+		// as its TUI does when it attaches, is one.
+		row := agentsJSON(t, data)[ws]
+		if row.Status != "none" || row.Port == 0 {
+			t.Fatalf("a fresh server: %+v", row)
+		}
+		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/mcp", row.Port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mcpStatus, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(mcpStatus), "connected") {
+			t.Fatalf("OpenCode's MCP status: %s %s", resp.Status, mcpStatus)
+		}
+		waitFor(t, 90*time.Second, "OpenCode to reach warden over MCP (status idle)", func() bool {
+			row = agentsJSON(t, data)[ws]
+			return row.Running && row.Status == "idle"
+		})
+		if row.Session != "" {
+			t.Fatalf("a session before any prompt: %+v", row)
+		}
+		return row
+	}
+	first := start()
+	if _, errOut, code := warden(t, data, "", "agents", "stop", "--workspace", ws); code != 0 {
+		t.Fatalf("agents stop: %s", errOut)
+	}
+	if row := agentsJSON(t, data)[ws]; row.Running || row.Status != "none" {
+		t.Fatalf("after stop: %+v", row)
+	}
+	second := start()
+	if second.PID == first.PID {
+		t.Fatalf("the same OpenCode after stop and start: %+v", second)
+	}
+
+	// A session, then a terminal opened through the control door: its
+	// environment names the server and the session.
+	session := prompt(t, second.Port, "", "say hello")
+	waitFor(t, 60*time.Second, "the session in warden agents", func() bool { return agentsJSON(t, data)[ws].Session == session })
+	token, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cc := dialControl(t, ctx, d.control, ws)
+	if ok, msg := cc.authenticate(strings.TrimSpace(string(token))); !ok {
+		t.Fatalf("authenticate: %s", msg)
+	}
+	res := cc.call("terminal.create", map[string]any{"env": map[string]any{"FOO": "bar"}})
+	id, _ := res["result"].(map[string]any)["terminalId"].(string)
+	if id == "" {
+		t.Fatalf("terminal.create: %v", res)
+	}
+	cc.call("terminal.sendText", map[string]any{"terminalId": id, "text": `echo "P=[$WARDEN_OPENCODE_PORT] S=[$WARDEN_OPENCODE_SESSION_ID] W=[$WARDEN_WORKSPACE_PATH] F=[$FOO] T=[${WARDEN_MCP_TOKEN:-none}]"`})
+	want := fmt.Sprintf("P=[%d] S=[%s] W=[%s] F=[bar] T=[none]", second.Port, session, ws)
+	waitOutput(cc, id, want)
 }
