@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,6 +96,38 @@ func TestDoorLimits(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400", name, code, resp)
 		}
 	}
+	// The control door (a WebSocket message) and the MCP door (a POST body)
+	// refuse it too, before anything is decoded or stored.
+	cc, _, err := websocket.Dial(ctx, "ws://"+d.control, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.CloseNow()
+	cc.Read(ctx) // auth.challenge
+	if err := cc.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"fs.readFile","params":{"path":`+deep+`}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, b, err := cc.Read(ctx); err != nil || !strings.Contains(string(b), "-32600") || !strings.Contains(string(b), "nested too deeply") {
+		t.Fatalf("deep control message: %s %v", b, err)
+	}
+	token, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+d.mcp+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":`+deep+`}}}`))
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "nested too deeply") {
+		t.Fatalf("deep MCP body: %d %s", resp.StatusCode, b)
+	}
+
 	out, errOut, code := warden(t, data, "", "events", "--json")
 	if code != 0 {
 		t.Fatalf("events --json after the refusals: %d %s", code, errOut)

@@ -46,6 +46,11 @@ type Options struct {
 	// MaxDetached caps detached requests in flight (default 16); past it
 	// they run in order like the rest.
 	MaxDetached int
+	// Check, if set, judges each whole message before it is decoded (a
+	// door's limits, such as how deeply its JSON may nest); an error is
+	// answered with -32600 and its text, with a null id, and the message
+	// goes no further.
+	Check func(msg []byte) error
 	// CodeName names the door's own error codes for data.errorType
 	// ("FileNotFound" for the control door's -32002); nil or "" means
 	// "unknown".
@@ -128,6 +133,12 @@ func (c *Conn) Run(ctx context.Context) error {
 
 // dispatch handles one message: in order, or alongside when detached.
 func (c *Conn) dispatch(ctx context.Context, msg []byte) {
+	if c.opts.Check != nil {
+		if err := c.opts.Check(msg); err != nil {
+			c.send(ctx, errorResponse(nullID, Errorf(CodeInvalidRequest, "invalid request: %v", err)))
+			return
+		}
+	}
 	reqs, invalid, batch, fatal := decode(msg)
 	if fatal != nil {
 		c.send(ctx, fatal)

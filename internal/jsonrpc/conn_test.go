@@ -287,3 +287,23 @@ func TestParams(t *testing.T) {
 		t.Fatalf("type mismatch: %v", err)
 	}
 }
+
+// A door's Check refuses a whole message before it is decoded: -32600 with
+// the door's reason, and the handler never sees it.
+func TestCheckRefusesBeforeDecoding(t *testing.T) {
+	ws := serve(t, testHandler, Options{Check: func(msg []byte) error {
+		if strings.Contains(string(msg), "[[[") {
+			return errors.New("nested too deeply")
+		}
+		return nil
+	}})
+	send(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":[[[1]]]}}`)
+	m := read(t, ws)
+	if errCode(m) != CodeInvalidRequest || m["id"] != nil || !strings.Contains(fmt.Sprint(m["error"]), "nested too deeply") {
+		t.Fatalf("deep message: %v", m)
+	}
+	send(t, ws, `{"jsonrpc":"2.0","id":2,"method":"echo","params":{"a":[1]}}`)
+	if m := read(t, ws); m["id"] != 2.0 || m["error"] != nil {
+		t.Fatalf("the next message: %v", m)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/credential"
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/jsonrpc"
 )
 
@@ -44,6 +45,9 @@ func (ss *session) serve(ctx context.Context, c *websocket.Conn) {
 	conn := jsonrpc.NewConn(c, ss, jsonrpc.Options{
 		Logger: ss.srv.log, Now: ss.srv.opts.Now, Debug: st.Logging.Level == "debug",
 		ReadLimit: st.MaxMessageBytes, Detached: detached, CodeName: CodeName,
+		// params end up in the log (tool.call args): what no reader of the
+		// log could decode is refused here
+		Check: func(msg []byte) error { return event.CheckDepth(msg, event.MaxDepth) },
 	})
 	ss.mu.Lock()
 	ss.conn = conn

@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/credential"
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/netguard"
 	"github.com/warden-dev/warden/internal/ops"
 )
@@ -169,6 +172,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	}
+	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+		// tool arguments end up in the log: JSON no reader of the log could
+		// decode is refused before the MCP server sees it
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "read body: "+err.Error())
+			return
+		}
+		if err := event.CheckDepth(body, event.MaxDepth); err != nil {
+			writeError(w, http.StatusBadRequest, "bad request: "+err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if p := r.Header.Get(WorkspaceHeader); p != "" {
 		if root, ok := s.opts.Workspaces.Lookup(p); ok {
