@@ -21,7 +21,8 @@
 //     unknown or revoked credential is 401 with {"error": "..."}; a scoped
 //     one used elsewhere, or without the header, 403. Every request is
 //     checked, so a revocation holds on an open session's next call;
-//   - the body is at most MaxBodyBytes (4 MiB).
+//   - the body is at most MaxBodyBytes (4 MiB; 413) and its JSON nests no
+//     deeper than event.MaxDepth (400).
 //
 // # Workspaces
 //

@@ -178,7 +178,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// decode is refused before the MCP server sees it
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "read body: "+err.Error())
+			status := http.StatusBadRequest
+			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+				status = http.StatusRequestEntityTooLarge
+			}
+			writeError(w, status, "read body: "+err.Error())
 			return
 		}
 		if err := event.CheckDepth(body, event.MaxDepth); err != nil {
