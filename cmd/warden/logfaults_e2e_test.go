@@ -110,3 +110,42 @@ func TestExportImportPrune(t *testing.T) {
 	}
 	d.stop()
 }
+
+// TestServeRefusesCorruptedLog: pages of events.db overwritten while warden
+// was stopped fail the start-up check (SQLite's quick_check), with the path
+// and what to do; doctor says the same.
+func TestServeRefusesCorruptedLog(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	d := startDaemon(t, data)
+	ws := t.TempDir()
+	for i := range 60 {
+		if code, body := d.post(t, preExecute("s1", fmt.Sprintf("c%d", i), "ls "+strings.Repeat("x", 80), ws)); code != 200 {
+			t.Fatalf("post: %d %s", code, body)
+		}
+	}
+	d.stop()
+	logPath := filepath.Join(data, "events.db")
+	f, err := os.OpenFile(logPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := f.Stat(); fi.Size() < 10*4096 {
+		t.Fatalf("log of %d bytes is too small to corrupt a middle page", fi.Size())
+	}
+	for _, page := range []int64{3, 4, 5, 6, 7} {
+		if _, err := f.WriteAt([]byte(strings.Repeat("\x5a", 100)), page*4096); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	cmd := exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=", "--control-addr=", "--mcp-addr=")
+	cmd.Env = isolatedEnv(t, filepath.Join(filepath.Dir(data), "home"))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), logPath+" refused") || !strings.Contains(string(out), "restore the log from a backup") {
+		t.Fatalf("serve on a corrupted log: %v\n%s", err, out)
+	}
+	stdout, _, code := warden(t, data, "", "doctor")
+	if code != 1 || !strings.Contains(stdout, "event log") {
+		t.Fatalf("doctor on a corrupted log exits %d:\n%s", code, stdout)
+	}
+}
