@@ -172,3 +172,57 @@ func TestControlMethodsListsTheDoor(t *testing.T) {
 		t.Fatalf("control methods: %d %q %q", code, table, errOut)
 	}
 }
+
+func TestPolicyCheckAndTestReportEverything(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(`version: 1
+rules:
+  - id: reads
+    effect: allow
+    match:
+      tools: [read]
+  - id: no-effect
+    match:
+      tools: [bash]
+  - id: typo
+    effect: deny
+    mach:
+      tools: [write]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := warden(t, data, "", "policy", "check", bad)
+	if code != 1 || !strings.Contains(out, bad+":line 7: rule 2 (\"no-effect\"): missing effect") ||
+		!strings.Contains(out, bad+":line 12: rule 3 (\"typo\"): field mach not found") || !strings.Contains(errOut, "2 problem(s)") {
+		t.Fatalf("policy check: exit %d\n%s\n%s", code, out, errOut)
+	}
+	js, _, _ := warden(t, data, "", "policy", "check", bad, "--json")
+	if !strings.Contains(js, `"line": 7`) || !strings.Contains(js, `"rule": 2`) || !strings.Contains(js, `"ok": false`) {
+		t.Fatalf("policy check --json: %s", js)
+	}
+
+	tests := filepath.Join(dir, "tests.yaml")
+	if err := os.WriteFile(tests, []byte(`version: 1
+extends: default
+tests:
+  - name: listing is fine
+    command: ls -la
+    expect: allow
+  - name: this one is wrong
+    command: rm -rf /
+    expect: allow
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = warden(t, data, "", "policy", "test", tests)
+	if code != 1 || !regexp.MustCompile(`PASS\s+test 1 \(listing is fine\)`).MatchString(out) ||
+		!regexp.MustCompile(`FAIL\s+test 2 \(this one is wrong\)\s+expected allow, got deny`).MatchString(out) || !strings.Contains(out, "1 of 2 tests passed") {
+		t.Fatalf("policy test: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code = warden(t, data, "", "policy", "check", tests)
+	if code != 1 || !strings.Contains(out, tests+":line 7: test 2 (this one is wrong): expected allow, got deny") {
+		t.Fatalf("policy check of a failing test: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

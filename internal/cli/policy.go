@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,18 +100,6 @@ func (o *options) selfEnv(env policy.Env, dataDir string) policy.Env {
 	return env
 }
 
-// loadPolicyFile loads file, or the built-in default when file is "".
-func loadPolicyFile(file string, env policy.Env) (*policy.Policy, error) {
-	if file == "" {
-		return policy.Default(env)
-	}
-	p, err := policy.LoadFile(file, env)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return p, nil
-}
-
 // judgedPolicy is a policy with where it came from.
 type judgedPolicy struct {
 	*policy.Policy
@@ -139,7 +128,32 @@ func (j judgedPolicy) Name() string {
 // explain, eval and check answer as it would: file when given (--policy),
 // else the config's policy file, else the built-in one; and, unless a file
 // was given, the standing "always" rules of the data dir's overlay on top.
+// A file with problems is an error that lists them all.
 func (o *options) daemonPolicy(file, home string) (judgedPolicy, error) {
+	j, problems, err := o.checkPolicy(file, home)
+	if err != nil {
+		return judgedPolicy{}, err
+	}
+	if len(problems) > 0 {
+		return judgedPolicy{}, problemsError(j.File, problems)
+	}
+	return j, nil
+}
+
+// problemsError lists every problem of file, each on its own line.
+func problemsError(file string, problems []policy.Problem) error {
+	lines := make([]string, 0, len(problems))
+	for _, p := range problems {
+		lines = append(lines, "  "+file+":"+p.String())
+	}
+	return fmt.Errorf("%s: %d problem(s):\n%s\n(check it with: warden policy check %s)", file, len(problems), strings.Join(lines, "\n"), file)
+}
+
+// checkPolicy is daemonPolicy that returns the file's problems instead of
+// failing on them: every problem at once, with its line and the file's own
+// rule number. The policy is set when the file compiles (its tests may
+// still fail).
+func (o *options) checkPolicy(file, home string) (judgedPolicy, []policy.Problem, error) {
 	env := o.policyEnv(home)
 	overlay := file == ""
 	if file == "" {
@@ -147,64 +161,117 @@ func (o *options) daemonPolicy(file, home string) (judgedPolicy, error) {
 			file = cfg.Policy
 		}
 	}
-	p, err := loadPolicyFile(file, env)
-	if err != nil {
-		return judgedPolicy{}, err
+	j := judgedPolicy{File: file}
+	if file == "" {
+		p, err := policy.Default(env)
+		if err != nil {
+			return j, nil, err
+		}
+		j.Policy = p
+	} else {
+		data, err := readPolicyFile(file)
+		if err != nil {
+			return j, nil, err
+		}
+		p, problems := policy.Check(data, env)
+		if p == nil {
+			return j, problems, nil
+		}
+		j.Policy = p
+		if len(problems) > 0 {
+			return j, problems, nil
+		}
 	}
-	j := judgedPolicy{Policy: p, File: file}
 	if !overlay || home != "" {
-		return j, nil
+		return j, nil, nil
 	}
 	cfg, err := o.loadConfig()
 	if err != nil {
-		return j, nil
+		return j, nil, nil
 	}
 	dir, err := o.resolveDataDir(cfg)
 	if err != nil {
-		return j, nil
+		return j, nil, nil
 	}
 	path := filepath.Join(dir, daemon.OverlayName)
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return j, nil
+		return j, nil, nil
 	case err != nil:
-		return judgedPolicy{}, fmt.Errorf("policy overlay: %w", err)
+		return j, nil, fmt.Errorf("policy overlay: %w", err)
 	}
 	rules, err := policy.ParseRules(data)
 	if err != nil {
-		return judgedPolicy{}, fmt.Errorf("policy overlay %s: %w (warden policy rules lists its rules; warden policy revoke ID removes one)", path, err)
+		return j, nil, fmt.Errorf("policy overlay %s: %w (warden policy rules lists its rules; warden policy revoke ID removes one)", path, err)
 	}
-	if j.Policy, err = p.WithRules(rules...); err != nil {
-		return judgedPolicy{}, fmt.Errorf("policy overlay %s: %w", path, err)
+	if j.Policy, err = j.Policy.WithRules(rules...); err != nil {
+		return j, nil, fmt.Errorf("policy overlay %s: %w", path, err)
 	}
 	j.Standing, j.Overlay = len(rules), path
-	return j, nil
+	return j, nil, nil
+}
+
+// readPolicyFile reads a policy file, refusing one larger than a policy
+// may be.
+func readPolicyFile(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, policy.MaxPolicySize+1))
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", file, err)
+	}
+	return data, nil
 }
 
 func newPolicyCheckCmd(o *options) *cobra.Command {
-	var home string
+	var (
+		home   string
+		asJSON bool
+	)
 	cmd := &cobra.Command{
 		Use:   "check [FILE]",
 		Short: "Validate a policy file and run its inline tests (default: the daemon's policy)",
-		Long: `Validate a policy file and run its inline tests. Without FILE it checks the
-policy the daemon judges with: the config's policy file (or the built-in
-policy) with the standing "always" rules of the data dir's overlay on top.`,
+		Long: `Validate a policy file and run its inline tests, reporting every problem at
+once: each with its line, and the number of the rule in the file's own rules:
+list. Without FILE it checks the policy the daemon judges with: the config's
+policy file (or the built-in policy) with the standing "always" rules of the
+data dir's overlay on top.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
 			}
-			p, err := o.daemonPolicy(file, home)
+			p, problems, err := o.checkPolicy(file, home)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(o.stdout, "%s: ok (%d inline tests pass; default %s)\n", p.Name(), len(p.Tests()), p.DefaultAction())
+			if asJSON {
+				if problems == nil {
+					problems = []policy.Problem{}
+				}
+				if err := o.printJSON(map[string]any{"file": p.Name(), "ok": len(problems) == 0, "problems": problems}); err != nil {
+					return err
+				}
+			} else if len(problems) == 0 {
+				fmt.Fprintf(o.stdout, "%s: ok (%d inline tests pass; default %s)\n", p.Name(), len(p.Tests()), p.DefaultAction())
+			} else {
+				for _, pr := range problems {
+					fmt.Fprintf(o.stdout, "%s:%s\n", p.File, pr)
+				}
+			}
+			if len(problems) > 0 {
+				return exitCode{code: 1, msg: fmt.Sprintf("%s: %d problem(s)", p.File, len(problems))}
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "home directory to judge paths against (default: yours)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
@@ -357,21 +424,44 @@ func newPolicyTestCmd(o *options) *cobra.Command {
 			if len(args) == 1 {
 				file = args[0]
 			}
-			p, err := o.daemonPolicy(file, home)
+			p, problems, err := o.checkPolicy(file, home)
 			if err != nil {
 				return err
 			}
+			if p.Policy == nil {
+				// it does not compile: no test can run
+				return problemsError(p.File, problems)
+			}
 			results := p.Tests()
-			if asJSON {
-				return o.printJSON(results)
-			}
-			tw := o.table()
-			fmt.Fprintln(tw, "RESULT\tTEST")
+			failed := 0
 			for _, r := range results {
-				fmt.Fprintf(tw, "%s\t%s\n", map[bool]string{true: "PASS", false: "FAIL"}[r.Passed], r.Name)
+				if !r.Passed {
+					failed++
+				}
 			}
-			fmt.Fprintf(tw, "\n%d tests passed\n", len(results))
-			return tw.Flush()
+			if asJSON {
+				if err := o.printJSON(results); err != nil {
+					return err
+				}
+			} else {
+				tw := o.table()
+				fmt.Fprintln(tw, "RESULT\tTEST\tGOT")
+				for _, r := range results {
+					got := string(r.Got.Action) + " (" + r.Got.Rule + ")"
+					if !r.Passed {
+						got = r.Message
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", map[bool]string{true: "PASS", false: "FAIL"}[r.Passed], r.Name, got)
+				}
+				fmt.Fprintf(tw, "\n%d of %d tests passed (%s)\n", len(results)-failed, len(results), p.Name())
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			if failed > 0 {
+				return exitCode{code: 1, msg: fmt.Sprintf("%d of %d tests failed", failed, len(results))}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "home directory to judge paths against (default: yours)")

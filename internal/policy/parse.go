@@ -132,6 +132,20 @@ func parse(data []byte, env Env, analyze analyzeFunc, allowExtends bool) (*Polic
 	if err != nil {
 		return nil, err
 	}
+	p, err := compileFile(f, env, analyze, allowExtends)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkTests(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// compileFile builds the policy of a decoded file, without running its
+// inline tests.
+func compileFile(f *file, env Env, analyze analyzeFunc, allowExtends bool) (*Policy, error) {
+	var err error
 	if f.Version != 0 && f.Version != 1 {
 		return nil, fmt.Errorf("policy version %d is not supported (want 1)", f.Version)
 	}
@@ -187,9 +201,6 @@ func parse(data []byte, env Env, analyze analyzeFunc, allowExtends bool) (*Polic
 			return nil, fmt.Errorf("test_env: %w", err)
 		}
 		p.testPolicy.tests = f.Tests
-	}
-	if err := p.checkTests(); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
