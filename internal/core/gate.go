@@ -310,3 +310,28 @@ func (c *Core) Check(call policy.Call) policy.Decision {
 	}
 	return c.decide(call)
 }
+
+// Refuse records a call a door refused before the policy saw it (a
+// control.security switch, an environment that would run code, a
+// directory that is no registered workspace, ...) as a tool.call and its
+// final deny, so every refusal is in the log like the policy's own. It
+// returns the verdict the door answers with; a failure to record is logged
+// (the call is refused either way).
+func (c *Core) Refuse(ctx context.Context, req GateRequest, rule, reason string) Verdict {
+	call := req.Call
+	if call.Cwd == "" {
+		call.Cwd = call.Workspace
+	}
+	d := policy.Decision{Action: policy.Deny, Rule: rule, Reason: reason}
+	base := event.Event{Session: call.Session, Source: req.Source, Workspace: call.Workspace}
+	evs := []event.Event{
+		withData(base, event.ToolCall, event.ToolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Extra: req.Extra}),
+		withData(base, event.ToolDecision, event.ToolDecisionData{
+			CallID: req.CallID, Tool: call.Tool, Decision: string(policy.Deny), Final: true, Reason: reason, Rule: rule,
+		}),
+	}
+	if _, err := c.Record(context.WithoutCancel(ctx), evs...); err != nil {
+		c.logger.Error("could not record a refusal", "session", call.Session, "tool", call.Tool, "rule", rule, "err", err)
+	}
+	return Verdict{Decision: d, Reason: reason, Rule: rule}
+}

@@ -155,3 +155,23 @@ func (w *Workspace) readable(c Caller, abs string) bool {
 	})
 	return d.Action == policy.Allow
 }
+
+// Refuse records a call refused before the policy saw it (an environment
+// that would run code, typed text that cannot be judged, a door's own
+// settings) as a tool.call and its final deny, and returns err: every
+// refusal is in the log, like the policy's.
+func (w *Workspace) Refuse(ctx context.Context, c Caller, cwd, tool string, args map[string]any, rule string, err error) error {
+	if cwd == "" {
+		cwd = w.root
+	}
+	w.svc.core().Refuse(ctx, core.GateRequest{
+		Call: policy.Call{
+			Tool: tool, Args: args, Cwd: cwd, Workspace: w.root,
+			Session: c.Session, Source: c.Source,
+		},
+		CallID: c.CallID,
+		Source: c.Source,
+		Extra:  maps.Clone(c.Extra),
+	}, rule, err.Error())
+	return err
+}

@@ -124,7 +124,7 @@ func (w *Workspace) CreateTerminal(ctx context.Context, c Caller, o TerminalOpti
 		o.Cwd = w.root
 	}
 	if err := w.CheckEnv(o.Env); err != nil {
-		return nil, err
+		return nil, w.Refuse(ctx, c, o.Cwd, "bash", map[string]any{"command": "cd " + shell.Quote(o.Cwd), "env": o.Env}, "warden.terminal-env", err)
 	}
 	args := map[string]any{"command": "cd " + shell.Quote(o.Cwd), "description": "open a terminal " + o.Name}
 	if len(o.Env) > 0 {
@@ -178,7 +178,7 @@ func (w *Workspace) SendText(ctx context.Context, c Caller, id, text string, add
 		text += "\r"
 	}
 	if !utf8.ValidString(text) {
-		return fmt.Errorf("%w: the text is not valid UTF-8", ErrTypedText)
+		return w.Refuse(ctx, c, "", "bash", map[string]any{"terminalId": id}, "warden.typed-text", fmt.Errorf("%w: the text is not valid UTF-8", ErrTypedText))
 	}
 	w.mu.Lock()
 	lb := w.lines[id]
@@ -207,7 +207,8 @@ func (w *Workspace) SendText(ctx context.Context, c Caller, id, text string, add
 			w.mu.Unlock()
 			return t.SendText("\x04", false)
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return fmt.Errorf("%w: control character %U cannot be typed: warden judges the whole line at Enter, and the shell would change it (completion, history, escape sequences)", ErrTypedText, r)
+			err := fmt.Errorf("%w: control character %U cannot be typed: warden judges the whole line at Enter, and the shell would change it (completion, history, escape sequences)", ErrTypedText, r)
+			return w.Refuse(ctx, c, "", "bash", map[string]any{"command": text, "terminalId": id}, "warden.typed-text", err)
 		default:
 			pending = append(pending, r)
 		}
@@ -248,7 +249,7 @@ func (w *Workspace) SendText(ctx context.Context, c Caller, id, text string, add
 			w.mu.Lock()
 			lb.text = nil
 			w.mu.Unlock()
-			return err
+			return w.Refuse(ctx, c, dir, "bash", map[string]any{"command": line, "terminalId": id}, "warden.door-settings", err)
 		}
 	}
 	p, err := w.Gate(ctx, c, dir, "bash", map[string]any{"command": line, "terminalId": id}, true)

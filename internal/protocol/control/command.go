@@ -114,7 +114,7 @@ func commandExecute(ctx context.Context, c *call) (any, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: command is required")
 	}
 	if err := c.checkCommand(p.Command, c.ws.root); err != nil {
-		return nil, err
+		return nil, c.refuse("control.security", map[string]any{"command": p.Command}, err)
 	}
 	cmd, found := commandRegistry()[p.Command]
 	if !found {
@@ -130,7 +130,7 @@ func commandExecute(ctx context.Context, c *call) (any, error) {
 	// the command's method is held to control.security as if the
 	// client had called it
 	if err := c.ws.srv.allowed(cmd.method); err != nil {
-		return nil, err
+		return nil, c.refuse("control.security", map[string]any{"command": p.Command, "method": cmd.method}, err)
 	}
 	m := c.ws.srv.methods[cmd.method]
 	sub := &call{ss: c.ss, ws: c.ws, req: &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: c.req.ID, Method: cmd.method, Params: params}}
@@ -168,7 +168,7 @@ func atSelection(name string) method {
 			return nil, fail(err, "")
 		}
 		if err := c.ws.srv.allowed(name); err != nil {
-			return nil, err
+			return nil, c.refuse("control.security", map[string]any{"method": name}, err)
 		}
 		params, _ := json.Marshal(map[string]any{"path": s.Path, "position": s.Selection.Start})
 		sub := &call{ss: c.ss, ws: c.ws, req: &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: c.req.ID, Method: name, Params: params}}

@@ -681,7 +681,9 @@ func TestEverythingIsRecorded(t *testing.T) {
 			t.Fatalf("event %+v", ev)
 		}
 	}
-	want := "session.start tool.call tool.decision tool.result"
+	// the read outside the workspace is refused by the door, and the
+	// refusal is in the log too
+	want := "session.start tool.call tool.decision tool.result tool.call tool.decision"
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("events %q, want %q", got, want)
 	}
@@ -767,5 +769,46 @@ func TestTerminalEnvironmentRefused(t *testing.T) {
 	}
 	if list := c.call("terminal.list", nil)["terminals"].([]any); len(list) != 0 {
 		t.Fatalf("terminals started: %v", list)
+	}
+}
+
+// Every refusal is in the log, like the policy's: the door's own settings,
+// a terminal's environment, text that cannot be judged, a directory that
+// is no registered workspace.
+func TestRefusalsAreLogged(t *testing.T) {
+	f := false
+	e := newEnv(t, config.Control{Security: config.ControlSecurity{AllowCommandExecution: &f, RestrictedPaths: []string{"secret/**"}}}, coretest.Options{})
+	c := e.authed()
+	c.fails(-32009, "command.execute", map[string]any{"command": "workbench.action.files.saveAll"})
+	c.fails(-32003, "fs.readFile", map[string]string{"path": "secret/k"})
+	c.fails(-32602, "terminal.create", map[string]any{"env": map[string]any{"BASH_ENV": "/tmp/x"}})
+	id := c.call("terminal.create", nil)["terminalId"].(string)
+	c.fails(-32602, "terminal.sendText", map[string]any{"terminalId": id, "text": "ls\t"})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.http.URL, "http"), &websocket.DialOptions{HTTPHeader: http.Header{"X-Workspace-Path": {"/"}}})
+	cancel()
+	if err == nil {
+		t.Fatal("/ was served")
+	}
+	evs, err := e.core.Events(t.Context(), store.Filter{Types: []event.Type{event.ToolDecision}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]bool{}
+	for _, ev := range evs {
+		var d struct {
+			Decision, Rule string
+		}
+		if err := json.Unmarshal(ev.Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Decision == "deny" {
+			rules[d.Rule] = true
+		}
+	}
+	for _, want := range []string{"control.security", "control.security.restrictedPaths", "warden.terminal-env", "warden.typed-text", "warden.unregistered-workspace"} {
+		if !rules[want] {
+			t.Errorf("no logged deny with rule %s (logged: %v)", want, rules)
+		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/netguard"
 	"github.com/warden-dev/warden/internal/ops"
+	"github.com/warden-dev/warden/internal/policy"
 )
 
 // Source is the source of the events the control door records.
@@ -140,6 +141,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status := http.StatusBadRequest
 		if errors.Is(err, ops.ErrNotRegistered) {
 			status = http.StatusForbidden
+			// in the log like any refusal: someone tried this directory
+			s.opts.Core.Refuse(r.Context(), core.GateRequest{
+				Call: policy.Call{Tool: "control.connect", Args: map[string]any{"workspace": requestedWorkspace(r)},
+					Session: event.SystemSession, Source: Source},
+				Source: Source,
+			}, "warden.unregistered-workspace", err.Error())
 		}
 		http.Error(w, err.Error(), status)
 		return
@@ -178,6 +185,14 @@ func (s *Server) originAllowed(o string) bool {
 		return netguard.LoopbackOrigin(o)
 	}
 	return slices.Contains(allowed, "*") || slices.Contains(allowed, o)
+}
+
+// requestedWorkspace is the workspace the upgrade request names.
+func requestedWorkspace(r *http.Request) string {
+	if h := r.Header.Get(WorkspaceHeader); h != "" {
+		return h
+	}
+	return r.URL.Query().Get("workspace")
 }
 
 // workspaceRoot picks the workspace of a connection: the header, the query

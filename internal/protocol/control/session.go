@@ -179,10 +179,11 @@ func (ss *session) Handle(ctx context.Context, req *jsonrpc.Request) (any, error
 	if !ok || strings.HasPrefix(req.Method, "warden.") {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method).With("method", req.Method)
 	}
+	c := &call{ss: ss, ws: ss.ws, req: req}
 	if err := ss.srv.allowed(req.Method); err != nil {
-		return nil, err
+		return nil, c.refuse("control.security", map[string]any{"method": req.Method}, err)
 	}
-	return m(ctx, &call{ss: ss, ws: ss.ws, req: req})
+	return m(ctx, c)
 }
 
 type authParams struct {

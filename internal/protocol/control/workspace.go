@@ -128,17 +128,27 @@ func (c *call) absField(field, p string) (string, error) {
 	p = filepath.Clean(p)
 	rel, err := filepath.Rel(c.ws.root, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", jsonrpc.Errorf(CodePathRestricted, "path restricted: %s is outside the workspace %s", p, c.ws.root).With("path", p)
+		return "", c.refuse("warden.outside-workspace", map[string]any{field: p},
+			jsonrpc.Errorf(CodePathRestricted, "path restricted: %s is outside the workspace %s", p, c.ws.root).With("path", p))
 	}
 	for _, g := range c.ws.srv.opts.Settings.Security.RestrictedPaths {
 		if ok, _ := doublestar.Match(g, filepath.ToSlash(rel)); ok {
-			return "", jsonrpc.Errorf(CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", rel, g).With("path", p)
+			return "", c.refuse("control.security.restrictedPaths", map[string]any{field: p},
+				jsonrpc.Errorf(CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", rel, g).With("path", p))
 		}
 		if ok, _ := doublestar.Match(g, p); ok {
-			return "", jsonrpc.Errorf(CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", p, g).With("path", p)
+			return "", c.refuse("control.security.restrictedPaths", map[string]any{field: p},
+				jsonrpc.Errorf(CodeFileAccessDenied, "file access denied: %s matches control.security.restrictedPaths %q", p, g).With("path", p))
 		}
 	}
 	return p, nil
+}
+
+// refuse records a refusal of the door's own (a control.security setting,
+// a path outside the workspace) as the method's call and its final deny,
+// and returns err.
+func (c *call) refuse(rule string, args map[string]any, err error) error {
+	return c.ws.ops.Refuse(context.Background(), c.caller(), "", c.req.Method, args, rule, err)
 }
 
 // rel is p relative to the workspace root.

@@ -9,7 +9,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/ops"
+	"github.com/warden-dev/warden/internal/policy"
 )
 
 // call is one tool call being handled, in the workspace its request named.
@@ -34,7 +36,17 @@ func (s *Server) begin(req *sdk.CallToolRequest, tool string) (*call, error) {
 	}
 	root, ok := s.opts.Workspaces.Lookup(p)
 	if !ok {
-		return nil, fmt.Errorf("%s is not a registered workspace (%s): run `warden workspace add %s` first", p, WorkspaceHeader, p)
+		err := fmt.Errorf("%s is not a registered workspace (%s): run `warden workspace add %s` first", p, WorkspaceHeader, p)
+		session := "mcp"
+		if req.Session != nil && req.Session.ID() != "" {
+			session = "mcp-" + req.Session.ID()
+		}
+		// in the log like any refusal
+		s.opts.Core.Refuse(context.Background(), core.GateRequest{
+			Call:   policy.Call{Tool: tool, Args: map[string]any{"workspace": p}, Session: session, Source: Source},
+			Source: Source, CallID: newCallID(), Extra: map[string]any{"mcpTool": tool},
+		}, "warden.unregistered-workspace", err.Error())
+		return nil, err
 	}
 	ws, err := s.opsWorkspace(root)
 	if err != nil {
