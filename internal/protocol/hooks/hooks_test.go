@@ -619,3 +619,60 @@ func TestSpoolIsBounded(t *testing.T) {
 		t.Fatalf("WriteSpool past the bound: %v, want ErrSpoolFull", err)
 	}
 }
+
+// When the daemon stops while the log still cannot write, the events held in
+// memory go to the spool (once it has room), and the next start records them.
+func TestHeldEventsSpilledToSpoolOnStop(t *testing.T) {
+	c := coretest.New(t, coretest.Options{})
+	var full atomic.Bool
+	h := NewHandler(sometimesCore{c, &full}, proof.NewRequestVerifier(testKey), nil)
+	dir := filepath.Join(t.TempDir(), SpoolDirName)
+	in := NewIngester(h, dir)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	// A spool at its bound (a sparse file) cannot take the events either.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "00-big.tmp")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxSpoolBytes); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	full.Store(true)
+	for _, body := range []string{promptSubmit, stop} {
+		code, answer := post(t, srv.URL, body, nil)
+		var a HeldAnswer
+		if err := json.Unmarshal([]byte(answer), &a); err != nil || code != http.StatusAccepted || a.Held != HeldMemory {
+			t.Fatalf("held: %d %s", code, answer)
+		}
+	}
+	if err := os.Remove(big); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stopRun := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); in.Run(ctx, time.Hour) }()
+	stopRun()
+	<-done
+	if held, _ := in.Pending(); held != 0 {
+		t.Fatalf("%d events still only in memory after stop", held)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(files) != 2 {
+		t.Fatalf("spool after stop: %v", files)
+	}
+	// The next start (a new ingester) records them, in order.
+	full.Store(false)
+	next := NewIngester(NewHandler(c, proof.NewRequestVerifier(testKey), nil), dir)
+	if n, err := next.Ingest(t.Context()); err != nil || n != 2 {
+		t.Fatalf("ingest at the next start: %d %v", n, err)
+	}
+	evs, _ := c.Events(t.Context(), store.Filter{Session: sid})
+	if len(evs) != 2 || evs[0].Type != event.MessageUser || evs[1].Type != event.SessionStatus {
+		t.Fatalf("recorded after the restart: %+v", evs)
+	}
+}

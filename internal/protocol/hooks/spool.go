@@ -313,9 +313,45 @@ func (in *Ingester) Run(ctx context.Context, interval time.Duration) {
 		}
 		select {
 		case <-ctx.Done():
+			in.finish(ctx)
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// finishTimeout bounds the last ingest when Run stops.
+const finishTimeout = 5 * time.Second
+
+// finish runs when Run stops (the daemon shuts down, its log still open):
+// one last ingest, then the events still held in memory go to the spool
+// dir, where the next start finds them, when it can take them now.
+func (in *Ingester) finish(ctx context.Context) {
+	if held, dropped := in.Pending(); held == 0 && dropped == 0 {
+		return
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
+	if _, err := in.Ingest(fctx); err == nil {
+		return
+	}
+	in.hmu.Lock()
+	defer in.hmu.Unlock()
+	spilled := 0
+	for len(in.held) > 0 {
+		if _, err := WriteSpool(in.dir, in.held[0]); err != nil {
+			break
+		}
+		in.heldBytes -= len(in.held[0].Payload)
+		in.held = in.held[1:]
+		spilled++
+	}
+	if spilled > 0 {
+		in.logger.Info("hooks: events held in memory written to the spool for the next start", "count", spilled)
+	}
+	if len(in.held) > 0 || in.drops.total > 0 {
+		in.logger.Error("hooks: stopping with events the log could not take and the spool cannot hold: lost",
+			"held", len(in.held), "dropped", in.drops.total)
 	}
 }
 
