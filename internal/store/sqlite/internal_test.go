@@ -171,3 +171,40 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 		t.Fatalf("the failure path was not exercised: failed=%d stats=%+v", failed, st)
 	}
 }
+
+// A log of the first schema (before meta) from an older warden: it passes
+// the start-up check without a marker, is migrated with an identity of its
+// own, keeps its events, and from then on is kept by a marker.
+func TestOlderLogGetsAnIdentity(t *testing.T) {
+	dir := t.TempDir()
+	path, gen := filepath.Join(dir, "events.db"), filepath.Join(dir, GenerationName)
+	_, conn := rawConn(t, path)
+	if err := migrate(t.Context(), conn, migrations()[:1]); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := conn.ExecContext(t.Context(), "INSERT INTO events (id, session, seq, time_ns, type) VALUES (?, 's', ?, 1, 'tool.call')", i, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close()
+	h, err := Verify(t.Context(), path, VerifyOptions{Generation: gen, History: true})
+	if err != nil || h.LogID != "" || h.LastID != 3 {
+		t.Fatalf("older log: %+v, %v", h, err)
+	}
+	s, err := Open(path, WithGeneration(gen), WithHistory(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g, ok, err := ReadGeneration(gen)
+	if err != nil || !ok || len(g.LogID) != 32 || g.LastID != 3 {
+		t.Fatalf("marker after the upgrade: %+v %v %v", g, ok, err)
+	}
+	h, err = Verify(t.Context(), path, VerifyOptions{Generation: gen})
+	if err != nil || h.LogID != g.LogID || h.Events != 3 {
+		t.Fatalf("after the upgrade: %+v, %v", h, err)
+	}
+}
