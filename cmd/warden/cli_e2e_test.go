@@ -226,3 +226,23 @@ tests:
 		t.Fatalf("policy check of a failing test: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+func TestAgentsStartWithoutTheProgramGivesTheHintFirst(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	ws := filepath.Join(dir, "proj")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonIn(t, data, ws, []string{"PATH=" + filepath.Join(dir, "empty")})
+	out, errOut, code := wardenAt(t, data, "", "agents", "start", "opencode", "-w", ws)
+	if code == 0 || !strings.Contains(errOut, "opencode not found: install it with `npm install -g opencode-ai@") ||
+		!strings.Contains(errOut, "places searched)") || strings.Contains(errOut, "searched:") {
+		t.Fatalf("agents start without opencode: exit %d %q %q", code, out, errOut)
+	}
+	_, errOut, _ = wardenAt(t, data, "", "-v", "agents", "start", "opencode", "-w", ws)
+	if !strings.Contains(errOut, "(searched: "+filepath.Join(dir, "empty", "opencode")) {
+		t.Fatalf("with -v: %q", errOut)
+	}
+	d.stop()
+}

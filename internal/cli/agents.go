@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 )
@@ -172,7 +173,7 @@ func newAgentActionCmd(o *options, action string) *cobra.Command {
 			ai, err := c.AgentAction(cmd.Context(), action, abs, typ)
 			stop()
 			if err != nil {
-				return err
+				return o.searchedOnlyWhenVerbose(err)
 			}
 			if asJSON {
 				return o.printJSON(ai)
@@ -191,6 +192,18 @@ func newAgentActionCmd(o *options, action string) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	_ = cmd.RegisterFlagCompletionFunc("workspace", workspaceCompletion(o))
 	return cmd
+}
+
+// searchedOnlyWhenVerbose keeps an error's hint and drops the list of
+// places searched for a missing program that ends it, unless -v.
+func (o *options) searchedOnlyWhenVerbose(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, binfind.SearchedMarker)
+	if o.verbose || i < 0 {
+		return err
+	}
+	n := strings.Count(msg[i:], ", ") + 1
+	return fmt.Errorf("%s (-v lists the %d places searched)", msg[:i], n)
 }
 
 // progress shows a spinner with msg on stderr while long work runs, when

@@ -87,6 +87,11 @@ func Find(name string, opts Options) (string, error) {
 	return "", &NotFoundError{Name: name, Searched: searched}
 }
 
+// SearchedMarker starts the list of places searched at the end of an error
+// message that gives its hint first: "... (searched: /a, /b)". A CLI not
+// asked for detail cuts the message there.
+const SearchedMarker = " (searched: "
+
 // NotFoundError is Find's error when no place held the program: it wraps
 // agent.ErrNoBinary and keeps every place searched, so a caller can give the
 // hint first and the list only on request.

@@ -4,14 +4,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/warden-dev/warden/internal/integrations/agent"
+	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/integrations/ports"
 	"github.com/warden-dev/warden/internal/integrations/servers"
 )
@@ -58,7 +61,13 @@ func NewServerManager(o ServerOptions) *servers.Manager {
 		Command: func(ws string, port int) ([]string, []string, error) {
 			bin, err := o.Setup.Binary()
 			if err != nil {
-				return nil, nil, fmt.Errorf("%w (install it with `npm install -g opencode-ai@%s`, or give warden serve its path in $WARDEN_OPENCODE_BIN or the config's agents.opencode.binary)", err, Version)
+				hint := fmt.Sprintf("install it with `npm install -g opencode-ai@%s`, or give warden serve its path in $WARDEN_OPENCODE_BIN or the config's agents.opencode.binary", Version)
+				var nf *binfind.NotFoundError
+				if errors.As(err, &nf) {
+					// the hint first; the places searched last (the CLI shows them with -v)
+					return nil, nil, fmt.Errorf("%w: opencode not found: %s"+binfind.SearchedMarker+"%s)", agent.ErrNoBinary, hint, strings.Join(nf.Searched, ", "))
+				}
+				return nil, nil, fmt.Errorf("%w (%s)", err, hint)
 			}
 			vars := map[string]string{}
 			if o.Vars != nil {
