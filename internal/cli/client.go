@@ -284,7 +284,14 @@ func summarize(e event.Event) string {
 		a, _ := event.DataOf[event.ApprovalData](e)
 		s = fmt.Sprintf("%s %s by %s", a.ApprovalID, a.Outcome, a.By)
 	case event.ToolResult:
-		s = str("tool") + " " + str("title")
+		r, _ := event.DataOf[event.ToolResultData](e)
+		s = r.Tool + " " + r.Title
+		if r.Failed() {
+			s += " failed"
+			if r.Error != "" {
+				s += ": " + r.Error
+			}
+		}
 	case event.SessionStatus:
 		s = str("status")
 	case event.SessionError:

@@ -148,6 +148,26 @@ type WorkspaceMetadataData struct {
 	Value   *string `json:"value,omitempty"`
 }
 
+// ToolResultData is what every tool.result has, whichever door wrote it:
+// the call, the tool, and how it ended (Success from the operations layer,
+// IsError from a Claude Code hook, Error's text from either; a monitor
+// result has a Title). Each door adds fields of its own (the monitor's
+// outputLength, a hook's durationMs, an operation's caller fields), so the
+// writers keep their maps and readers read this.
+type ToolResultData struct {
+	CallID  string `json:"callId,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Success *bool  `json:"success,omitempty"`
+	IsError bool   `json:"isError,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Failed reports whether the result says the call failed.
+func (r ToolResultData) Failed() bool {
+	return r.IsError || r.Error != "" || (r.Success != nil && !*r.Success)
+}
+
 // Encode marshals a payload for Event.Data.
 func Encode(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)

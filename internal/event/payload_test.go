@@ -83,6 +83,25 @@ func TestPayloadWireJSON(t *testing.T) {
 	}
 }
 
+// The three writers of tool.result (the operations layer, the monitor door,
+// the hook door) are read through ToolResultData.
+func TestToolResultFromEveryWriter(t *testing.T) {
+	for _, tc := range []struct {
+		data   string
+		failed bool
+	}{
+		{`{"callId":"c1","tool":"write","success":true,"method":"fs.writeFile"}`, false},
+		{`{"callId":"c1","tool":"write","success":false,"error":"denied"}`, true},
+		{`{"callId":"c1","tool":"bash","title":"ls","outputLength":12,"hasMetadata":false,"wireType":"tool.post_execute"}`, false},
+		{`{"callId":"c1","tool":"bash","toolName":"Bash","isError":true,"error":"exit 1","durationMs":5}`, true},
+	} {
+		r, err := DataOf[ToolResultData](Event{Type: ToolResult, Data: []byte(tc.data)})
+		if err != nil || r.CallID != "c1" || r.Tool == "" || r.Failed() != tc.failed {
+			t.Errorf("%s: %+v %v, want failed=%v", tc.data, r, err, tc.failed)
+		}
+	}
+}
+
 func TestDataOf(t *testing.T) {
 	e := Event{Type: ToolDecision, Data: []byte(`{"tool":"bash","decision":"deny","final":true}`)}
 	d, err := DataOf[ToolDecisionData](e)
