@@ -46,6 +46,8 @@ func TestUnknownSubcommandsSuggest(t *testing.T) {
 		{[]string{"policy", "chek"}, "check"},
 		{[]string{"sesions"}, "sessions"},
 		{[]string{"policy", "nonsense"}, ""},
+		{[]string{"completion", "bsh"}, "bash"},
+		{[]string{"service", "instal"}, "install"},
 	} {
 		out, errOut, code := warden(t, data, "", c.args...)
 		if code == 0 {

@@ -73,6 +73,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 	)
 	root.Version = readBuildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")
+	root.InitDefaultCompletionCmd()
 	suggestSubcommands(root)
 	return root
 }
