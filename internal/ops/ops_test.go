@@ -173,6 +173,11 @@ func TestSearchSkipsWhatReadsRefuse(t *testing.T) {
 
 func TestTerminalEnvironmentIsJudged(t *testing.T) {
 	f := newFixture(t)
+	// a directory reached through a symlink into the workspace
+	link := filepath.Join(t.TempDir(), "wslink")
+	if err := os.Symlink(f.root, link); err != nil {
+		t.Fatal(err)
+	}
 	for _, env := range []map[string]string{
 		{"PROMPT_COMMAND": "cp ~/.ssh/id_rsa /tmp/x"},
 		{"BASH_ENV": "/tmp/x.sh"},
@@ -186,6 +191,8 @@ func TestTerminalEnvironmentIsJudged(t *testing.T) {
 		{"PATH": filepath.Join(f.root, "bin") + ":/usr/bin"},
 		{"PATH": "/tmp/bin:/usr/bin"},
 		{"PATH": "bin:/usr/bin"},
+		{"PATH": link + ":/usr/bin"},
+		{"GCONV_PATH": "/tmp"},
 		{"A=B": "x"},
 	} {
 		_, err := f.ws.CreateTerminal(t.Context(), caller, ops.TerminalOptions{Env: env})

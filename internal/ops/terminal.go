@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -35,7 +36,7 @@ var ErrTypedText = errors.New("text refused")
 // the variables that move where ~, history and config files are.
 var refusedEnv = []string{
 	"PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
-	"IFS", "CDPATH", "GLOBIGNORE", "HISTFILE", "HISTCONTROL", "HOME", "ZDOTDIR", "INPUTRC", "PROMPT_DIRTRIM",
+	"IFS", "CDPATH", "GLOBIGNORE", "GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES", "RESOLV_HOST_CONF", "MALLOC_CONF", "HISTFILE", "HISTCONTROL", "HOME", "ZDOTDIR", "INPUTRC", "PROMPT_DIRTRIM",
 	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "SHELL", "TERMINFO",
 	"PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT", "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB",
 	"RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
@@ -80,9 +81,11 @@ func (w *Workspace) CheckEnv(env map[string]string) error {
 	return nil
 }
 
-// checkPath refuses a PATH with a directory that is relative or that the
-// agent can write (inside the workspace or a temp dir), unless the
-// daemon's own PATH has it too.
+// checkPath refuses a PATH with a directory that is relative or that an
+// agent could plant a program in, unless the daemon's own PATH has it too:
+// one inside the workspace or a temp dir (symlinks resolved), or any
+// directory this user may write (caches the sandbox opens, the home's
+// bin directories).
 func (w *Workspace) checkPath(v string) error {
 	own := filepath.SplitList(os.Getenv("PATH"))
 	for _, d := range filepath.SplitList(v) {
@@ -93,10 +96,16 @@ func (w *Workspace) checkPath(v string) error {
 			return fmt.Errorf("%w: PATH holds the relative directory %q, where a program could be planted", ErrEnvRefused, d)
 		}
 		clean := filepath.Clean(d)
+		if r, err := filepath.EvalSymlinks(clean); err == nil {
+			clean = r
+		}
 		for _, wd := range []string{w.root, os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
 			if clean == wd || strings.HasPrefix(clean, strings.TrimSuffix(wd, "/")+"/") {
-				return fmt.Errorf("%w: PATH holds %s, a directory an agent can write: a program planted there would run in place of the one the policy judged", ErrEnvRefused, clean)
+				return fmt.Errorf("%w: PATH holds %s, a directory an agent can write: a program planted there would run in place of the one the policy judged", ErrEnvRefused, d)
 			}
+		}
+		if syscall.Access(clean, 2 /* W_OK */) == nil {
+			return fmt.Errorf("%w: PATH holds %s, a directory this user can write: a program planted there would run in place of the one the policy judged", ErrEnvRefused, d)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 )
@@ -167,6 +168,11 @@ func runChild(args []string) int {
 		fmt.Fprintln(os.Stderr, "warden sandbox: malformed child command line")
 		return 125
 	}
+	// A Ctrl-C typed the moment a terminal opens reaches this process
+	// before it has become the shell: catch it (a caught signal is reset
+	// to its default by exec, so the command still gets its own Ctrl-C;
+	// an ignored one would stay ignored).
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGQUIT, syscall.SIGTSTP)
 	p, err := DecodeProfile([]byte(args[0]))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "warden sandbox:", err)

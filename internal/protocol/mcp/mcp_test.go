@@ -177,6 +177,40 @@ func newEnv(t *testing.T, o envOptions) *env {
 	return &env{t: t, core: c, srv: srv, http: hs, root: root, ws: ws}
 }
 
+// approveWhenAsked approves the next approval requested for tool, waiting
+// for it on the bus; the channel closes once it is approved.
+func approveWhenAsked(t *testing.T, c *core.Core, tool string) <-chan struct{} {
+	t.Helper()
+	last, err := c.LastID(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := c.Bus().Subscribe(last)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer sub.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for {
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				t.Errorf("no approval for %s: %v", tool, err)
+				return
+			}
+			var d event.ApprovalData
+			if ev.Type != event.ApprovalRequested || json.Unmarshal(ev.Data, &d) != nil || d.Tool != tool {
+				continue
+			}
+			if _, err := c.Resolve(context.Background(), d.ApprovalID, approval.Resolution{Outcome: approval.Approved, By: "test"}); err != nil {
+				t.Error(err)
+			}
+			return
+		}
+	}()
+	return done
+}
+
 // newOps is the operations layer over the test's registry, closed with the
 // test.
 func newOps(tb testing.TB, c *core.Core, reg ops.Registry) *ops.Service {
@@ -652,7 +686,10 @@ func TestWorkspaceTools(t *testing.T) {
 	}
 	fails(t, cs, "workspace.setMetadata", map[string]any{"key": ""}, "key is required")
 
+	// an agent's workspace.create asks a person (workspace-create)
+	approved := approveWhenAsked(t, e.core, "workspace.create")
 	got = ok(t, cs, "workspace.create", map[string]any{"name": "feature"})
+	<-approved
 	want := filepath.Join(filepath.Dir(e.root), "feature")
 	if !strings.Contains(got, want) {
 		t.Errorf("create = %s, want path %s", got, want)
