@@ -545,7 +545,10 @@ func (r *Registry) Dirty(ctx context.Context, path string) bool {
 }
 
 func (r *Registry) run(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, r.git, args...)
+	// warden's bookkeeping runs unconfined: none of the programs a
+	// repository's config names (an agent can write it) may run here
+	safe := []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", "core.sshCommand=false"}
+	cmd := exec.CommandContext(ctx, r.git, append(safe, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 	var out, errb bytes.Buffer

@@ -276,3 +276,21 @@ func TestRefuseHookIsAsked(t *testing.T) {
 		t.Fatalf("Add(project) = %v", err)
 	}
 }
+
+// warden's own git bookkeeping runs no program the repository's config
+// names: an agent can write that config.
+func TestCreateRunsNoRepositoryHook(t *testing.T) {
+	proj := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(proj, ".git", "hooks", "post-checkout")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, filepath.Join(t.TempDir(), "ws.json"))
+	if _, err := r.Create(t.Context(), CreateOptions{Project: proj, Name: "feature"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the repository's post-checkout hook ran")
+	}
+}
