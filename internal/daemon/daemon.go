@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -36,7 +37,6 @@ import (
 	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/control"
-	"github.com/warden-dev/warden/internal/protocol/monitor"
 	"github.com/warden-dev/warden/internal/sandbox"
 	"github.com/warden-dev/warden/internal/store/sqlite"
 	"github.com/warden-dev/warden/internal/workspace"
@@ -520,18 +520,10 @@ func lockDataDir(dir string) (func(), error) {
 // its generated config only.
 func agentEnv(rt Runtime, dataDir string) map[string]string {
 	env := map[string]string{"WARDEN_DATA_DIR": dataDir}
-	if a := rt.Listeners["mcp"]; a != "" {
-		env["WARDEN_MCP_PORT"] = strconv.Itoa(portOf(a))
-		env["WARDEN_MCP_URL"] = "http://" + a + "/mcp"
-	}
-	if a := rt.Listeners["control"]; a != "" {
-		env["WARDEN_CONTROL_PORT"] = strconv.Itoa(portOf(a))
-	}
-	if a := rt.Listeners["monitor"]; a != "" {
-		env["WARDEN_MONITOR_URL"] = "http://" + a + monitor.Path // what warden's OpenCode plugin posts to
-	}
-	if a := rt.Listeners["hooks"]; a != "" {
-		env["WARDEN_HOOKS_PORT"] = strconv.Itoa(portOf(a))
+	for _, d := range Doors() {
+		if a := rt.Listeners[d.Name]; a != "" && d.AgentEnv != nil {
+			maps.Copy(env, d.AgentEnv(a))
+		}
 	}
 	return env
 }

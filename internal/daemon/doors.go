@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -51,6 +52,9 @@ type DoorSpec struct {
 	// Off, if set, says why the door's own settings switch its listener
 	// off ("" when they do not), for the log.
 	Off func(cfg Config) string
+	// AgentEnv, if set, is the WARDEN_* environment that tells a
+	// supervised agent where the door listens (addr: its bound address).
+	AgentEnv func(addr string) map[string]string
 	// New builds the door. Every door is built, even one whose listener is
 	// switched off: other doors may use it (the MCP door runs the control
 	// door's commands) and its background work (the hook spool) still runs.
@@ -83,11 +87,24 @@ func (d *Deps) door(name string) Door { return d.built[name] }
 // are built.
 func Doors() []DoorSpec {
 	return []DoorSpec{
-		{Name: "control", DefaultAddr: config.DefaultControlAddr, Addr: controlAddr, Off: controlOff, New: newControlDoor},
+		{Name: "control", DefaultAddr: config.DefaultControlAddr, Addr: controlAddr, Off: controlOff, New: newControlDoor,
+			AgentEnv: func(a string) map[string]string {
+				return map[string]string{"WARDEN_CONTROL_PORT": strconv.Itoa(portOf(a))}
+			}},
 		{Name: "health", DefaultAddr: config.DefaultHealthAddr, New: newHealthDoor},
-		{Name: "hooks", DefaultAddr: config.DefaultHooksAddr, New: newHooksDoor},
-		{Name: "mcp", DefaultAddr: config.DefaultMCPAddr, New: newMCPDoor},
-		{Name: "monitor", DefaultAddr: config.DefaultMonitorAddr, New: newMonitorDoor},
+		{Name: "hooks", DefaultAddr: config.DefaultHooksAddr, New: newHooksDoor,
+			AgentEnv: func(a string) map[string]string {
+				return map[string]string{"WARDEN_HOOKS_PORT": strconv.Itoa(portOf(a))}
+			}},
+		{Name: "mcp", DefaultAddr: config.DefaultMCPAddr, New: newMCPDoor,
+			AgentEnv: func(a string) map[string]string {
+				return map[string]string{"WARDEN_MCP_PORT": strconv.Itoa(portOf(a)), "WARDEN_MCP_URL": "http://" + a + "/mcp"}
+			}},
+		{Name: "monitor", DefaultAddr: config.DefaultMonitorAddr, New: newMonitorDoor,
+			// what warden's OpenCode plugin posts to
+			AgentEnv: func(a string) map[string]string {
+				return map[string]string{"WARDEN_MONITOR_URL": "http://" + a + monitor.Path}
+			}},
 	}
 }
 

@@ -77,3 +77,23 @@ func TestControlEnabledSwitchesTheListenerOff(t *testing.T) {
 		t.Fatalf("with a flag: %v, %v", got, err)
 	}
 }
+
+// Each door tells supervised agents where it listens; a door switched off
+// adds nothing.
+func TestAgentEnvFromTheRegistry(t *testing.T) {
+	env := agentEnv(Runtime{Listeners: map[string]string{
+		"mcp": "127.0.0.1:1001", "control": "127.0.0.1:1002", "monitor": "127.0.0.1:1003", "health": "127.0.0.1:1004",
+	}}, "/data")
+	want := map[string]string{
+		"WARDEN_DATA_DIR": "/data", "WARDEN_MCP_PORT": "1001", "WARDEN_MCP_URL": "http://127.0.0.1:1001/mcp",
+		"WARDEN_CONTROL_PORT": "1002", "WARDEN_MONITOR_URL": "http://127.0.0.1:1003/agent-monitor",
+	}
+	if len(env) != len(want) {
+		t.Fatalf("agentEnv = %v, want %v", env, want)
+	}
+	for k, v := range want {
+		if env[k] != v {
+			t.Errorf("%s = %q, want %q", k, env[k], v)
+		}
+	}
+}
