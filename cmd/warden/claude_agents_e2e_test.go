@@ -587,3 +587,70 @@ func TestWardenRunClaudeInteractive(t *testing.T) {
 // noConversationText is what Claude Code says when --continue finds
 // nothing.
 const noConversationText = "No conversation found to continue"
+
+// TestClaudePermissionPromptIsWaiting: Claude Code in a terminal, its own
+// permission rules in force (warden's hooks without --auto-approve): a Bash
+// call warden allows still shows Claude's permission dialog, and while the
+// person has not answered it the workspace is waiting (not busy); answered,
+// the command runs and the workspace goes back to work, then idle.
+func TestClaudePermissionPromptIsWaiting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data, home := filepath.Join(dir, "data"), filepath.Join(dir, "home")
+	ws := mkdirReal(t, filepath.Join(dir, "ws"))
+	trustedClaudeHome(t, home, ws)
+	fake := anthropic.New(anthropic.ToolOnce("Bash", map[string]any{"command": "echo hi > hi.txt", "description": "say hi"}))
+	t.Cleanup(fake.Close)
+	d := startDaemonIn(t, data, mkdirReal(t, filepath.Join(dir, "serve")), nil)
+	defer func() {
+		if t.Failed() {
+			t.Logf("warden:\n%s", d.stderr)
+		}
+	}()
+	if out, errOut, code := warden(t, data, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %d %s %s", code, out, errOut)
+	}
+	if out, errOut, code := warden(t, data, "", "install", "claude", "--user"); code != 0 {
+		t.Fatalf("install claude --user: %d %s %s", code, out, errOut)
+	}
+	p := startPTY(t, ws, claudeEnv(t, dir, home, fake), claudeBinary(t))
+	p.waitOutput(t, 30*time.Second, "shortcuts")
+	if _, err := p.tty.WriteString("PROMPT-perm"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitOutput(t, 10*time.Second, "PROMPT-perm")
+	time.Sleep(200 * time.Millisecond) // Claude's input box takes the text before Enter
+	if _, err := p.tty.WriteString("\r"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitOutput(t, 60*time.Second, "approval", "proceed?") // "Do you want to proceed?", drawn word by word
+	var row agentRow
+	waitFor(t, 20*time.Second, "the workspace waiting on Claude's permission dialog", func() bool {
+		row = agentsJSON(t, data)[ws]
+		return row.Status == "waiting"
+	})
+	if row.Agent != "claude-code" || row.Session == "" {
+		t.Fatalf("waiting row: %+v", row)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "hi.txt")); err == nil {
+		t.Fatal("the command ran before the person answered Claude's dialog")
+	}
+	if n := len(pendingApprovals(t, data)); n != 0 {
+		t.Fatalf("%d warden approvals: the wait is Claude's own dialog", n)
+	}
+	// Yes (the dialog's first choice): the command runs, the turn ends.
+	if _, err := p.tty.WriteString("\r"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the command to run and the workspace to be idle", func() bool {
+		_, err := os.Stat(filepath.Join(ws, "hi.txt"))
+		return err == nil && agentsJSON(t, data)[ws].Status == "idle"
+	})
+	moves := strings.Join(statusChanges(t, data, ws), " ")
+	if !strings.Contains(moves, "busy waiting busy") || !strings.HasSuffix(moves, "idle") {
+		t.Fatalf("status moves %q, want busy, waiting on the dialog, busy again, then idle", moves)
+	}
+	if code := p.quit(t); code != 0 && code != 130 {
+		t.Logf("claude exited %d", code)
+	}
+}

@@ -9,8 +9,10 @@ import (
 
 	"github.com/warden-dev/warden/internal/approval"
 	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/store"
 )
 
 // BridgeSource is the source of approvals bridged from OpenCode's own
@@ -62,11 +64,21 @@ func (b *bridge) Asked(ws string, p agent.Permission) {
 
 func (b *bridge) gate(ctx context.Context, br *bridged) {
 	defer br.cancel()
+	call := callOf(br.ws, br.p)
+	extra := map[string]any{"permission": br.p.Permission, "patterns": br.p.Patterns, "toolCallId": br.p.CallID}
+	if orig, line, ok := b.confined(ctx, br.p, call); ok {
+		// OpenCode asks about the line warden itself made of an allowed
+		// call (its sandbox wrapper, which runs warden's own program from
+		// the protected data dir): what is judged, and what a person
+		// approves, is the command the agent asked for.
+		call.Args["command"] = orig
+		extra["confinedLine"] = line
+	}
 	v := b.s.core.Gate(ctx, core.GateRequest{
-		Call:   callOf(br.ws, br.p),
+		Call:   call,
 		CallID: br.p.ID,
 		Source: BridgeSource,
-		Extra:  map[string]any{"permission": br.p.Permission, "patterns": br.p.Patterns, "toolCallId": br.p.CallID},
+		Extra:  extra,
 		RequireApproval: fmt.Sprintf("OpenCode asks permission for %s %s",
 			br.p.Permission, strings.Join(br.p.Patterns, " ")),
 	})
@@ -100,6 +112,33 @@ func (b *bridge) gate(ctx context.Context, br *bridged) {
 		return
 	}
 	b.s.log.Info("answered the agent's permission request", "workspace", br.ws, "request", br.p.ID, "reply", reply, "reason", v.Reason)
+}
+
+// confined finds, for a bash permission, the call warden confined in the
+// same session whose sandbox line is exactly the command asked about
+// (tool.confined in the log: only warden writes it), and returns the
+// command the agent asked for and the line.
+func (b *bridge) confined(ctx context.Context, p agent.Permission, call policy.Call) (orig, line string, ok bool) {
+	cmd, _ := call.Args["command"].(string)
+	if p.Permission != "bash" || p.Session == "" || cmd == "" {
+		return "", "", false
+	}
+	evs, err := b.s.core.Events(ctx, store.Filter{Session: p.Session, Types: []event.Type{event.ToolConfined}})
+	if err != nil {
+		b.s.log.Warn("could not read the session's sandbox rewrites; judging the command as asked", "session", p.Session, "err", err)
+		return "", "", false
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		d, err := event.DataOf[event.ToolConfinedData](evs[i])
+		if err != nil || d.Line != cmd || d.Command == "" {
+			continue
+		}
+		if p.CallID != "" && d.CallID != "" && d.CallID != p.CallID {
+			continue
+		}
+		return d.Command, d.Line, true
+	}
+	return "", "", false
 }
 
 // Replied implements agent.PermissionSink: the request was answered, by

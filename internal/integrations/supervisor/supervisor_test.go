@@ -1184,3 +1184,34 @@ func TestTerminalEnv(t *testing.T) {
 		}
 	}
 }
+
+// OpenCode asks permission for the line warden made of an allowed call
+// (its sandbox wrapper, which execs warden's program from the protected
+// data dir): the bridge judges, and a person approves, the command the
+// agent asked for, not warden's own wrapper.
+func TestBridgeJudgesTheCommandWardenConfined(t *testing.T) {
+	f := newFixture(t, time.Minute)
+	ws := f.addWorkspace(t)
+	p := newFakeProvider("ses_test")
+	f.track(ws, p)
+	line := "/home/u/.local/share/warden/bin/warden sandbox -w " + ws + " -- /bin/bash -c 'echo approved > ran.txt'"
+	data, err := json.Marshal(event.ToolConfinedData{CallID: "toolcall_per_c", Tool: "bash", Command: "echo approved > ran.txt", Line: line})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.Record(t.Context(), event.Event{Session: "ses_test", Type: event.ToolConfined, Source: "opencode/monitor", Workspace: ws, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	f.s.bridge.Asked(ws, bashPermission("per_c", line))
+	req := waitApproval(t, f.c, "per_c")
+	if got := req.Call.Args["command"]; got != "echo approved > ran.txt" {
+		t.Fatalf("the approval judges %q, want the agent's command", got)
+	}
+	// A command that is no line of warden's is judged as asked.
+	f.s.bridge.Asked(ws, bashPermission("per_d", line+" ; true"))
+	if got := waitApproval(t, f.c, "per_d").Call.Args["command"]; got != line+" ; true" {
+		t.Fatalf("an unknown line was judged as %q", got)
+	}
+	f.s.bridge.Lost(ws, []string{"per_c", "per_d"})
+	f.noPending(t)
+}
