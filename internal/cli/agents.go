@@ -121,6 +121,9 @@ func printAgents(o *options, list []supervisor.AgentInfo, watch bool) error {
 			server = fmt.Sprintf("127.0.0.1:%d (pid %d)", a.Port, a.PID)
 		case a.Running:
 			server = fmt.Sprintf("hooks :%d", a.Port)
+		case a.RestartAttempts > 0:
+			// a crashed server warden keeps trying to start again
+			server = fmt.Sprintf("restart failing (%d attempts)", a.RestartAttempts)
 		case a.Agent == "opencode":
 			server = "stopped"
 		}
