@@ -163,11 +163,12 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	// The start-up integrity check: SQLite's quick_check, dense seqs, and
 	// the generation marker (a log emptied, removed or replaced while the
 	// data dir shows history is refused, never silently started afresh).
-	// An earlier warden without a marker left its admin token behind.
-	_, tokenErr := os.Stat(filepath.Join(cfg.DataDir, "token"))
+	// An earlier warden without a marker left its admin token behind, and
+	// something only a daemon that ran writes (the workspace registry, the
+	// overlay, agent configs): a token alone may be a person's provisioning.
 	st, err := sqlite.Open(logPath, sqlite.WithLogger(logger),
 		sqlite.WithGeneration(filepath.Join(cfg.DataDir, sqlite.GenerationName)),
-		sqlite.WithHistory(tokenErr == nil))
+		sqlite.WithHistory(ranHere(cfg.DataDir)))
 	if err != nil {
 		var ie *sqlite.IntegrityError
 		if errors.As(err, &ie) {
@@ -584,6 +585,21 @@ func (l sandboxLauncher) Command(ctx context.Context, root, name string, args ..
 		}
 	}
 	return sandbox.CommandWith(ctx, l.exe, p, append([]string{name}, args...))
+}
+
+// ranHere reports whether dataDir shows that a warden daemon ran in it
+// before the log's generation marker existed: its admin token, and a file
+// only a running daemon writes.
+func ranHere(dataDir string) bool {
+	if _, err := os.Stat(filepath.Join(dataDir, "token")); err != nil {
+		return false
+	}
+	for _, name := range []string{workspace.FileName, OverlayName, "agents", "spool", "credentials.json"} {
+		if _, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // ConfinerName is where, in the data dir, the daemon keeps the copy of

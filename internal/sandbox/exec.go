@@ -108,7 +108,7 @@ func Command(ctx context.Context, p *Profile, argv []string) (*exec.Cmd, error) 
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find warden's executable: %w", err)
 	}
-	return CommandWith(ctx, exe, p, argv)
+	return commandWith(ctx, exe, p, argv, false)
 }
 
 // CommandWith is Command re-executing exe, a copy of this program (the
@@ -117,6 +117,13 @@ func Command(ctx context.Context, p *Profile, argv []string) (*exec.Cmd, error) 
 // run` build in /tmp does). exe must call MaybeRunChild first, as this
 // program does.
 func CommandWith(ctx context.Context, exe string, p *Profile, argv []string) (*exec.Cmd, error) {
+	return commandWith(ctx, exe, p, argv, true)
+}
+
+// commandWith is CommandWith; guard refuses a confiner under a writable
+// grant (Command re-executes the running program as it is: callers whose
+// program may lie there, the daemon, use CommandWith with a kept copy).
+func commandWith(ctx context.Context, exe string, p *Profile, argv []string, guard bool) (*exec.Cmd, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: no command")
 	}
@@ -126,7 +133,7 @@ func CommandWith(ctx context.Context, exe string, p *Profile, argv []string) (*e
 	if !Detect().Enforced() {
 		return nil, ErrNotEnforced
 	}
-	if g, ok := p.Writable(exe); ok {
+	if g, ok := p.Writable(exe); ok && guard {
 		return nil, fmt.Errorf("sandbox: %s is writable inside the sandbox (under %s, %s): a confined command could replace the program that confines the next one", exe, g.Path, g.Why)
 	}
 	enc, err := json.Marshal(p)
