@@ -99,15 +99,15 @@ func TestRunNamesTheAgentsAndHowToInstallThem(t *testing.T) {
 func TestStopEndsTheDaemon(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	d := startDaemon(t, data)
-	exited := make(chan error, 1)
-	go func() { exited <- d.cmd.Wait() }()
 	out, errOut, code := warden(t, data, "", "stop")
 	if code != 0 || !strings.Contains(out, "stopped") {
 		t.Fatalf("warden stop: exit %d, %q %q", code, out, errOut)
 	}
-	// stop returns only once the process has ended: Wait is done or about to be.
-	if err := <-exited; err != nil {
-		t.Fatalf("daemon exit: %v\n%s", err, d.stderr)
+	// stop returns only once the process has ended: the helper's Wait is
+	// done or about to be
+	<-d.exited
+	if d.waitErr != nil {
+		t.Fatalf("daemon exit: %v\n%s", d.waitErr, d.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(data, "daemon.json")); !os.IsNotExist(err) {
 		t.Fatalf("daemon.json still there after stop: %v", err)
