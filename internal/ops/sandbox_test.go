@@ -41,44 +41,8 @@ func (l launcher) Command(ctx context.Context, root, name string, args ...string
 // still cannot write the home, read the data dir, or signal warden; work
 // in the workspace and its own temp dir goes on.
 func TestTerminalShellIsConfined(t *testing.T) {
-	if !sandbox.Detect().Enforced() {
-		t.Fatal("this kernel has no Landlock: the confinement this test checks cannot be shown here")
-	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(base, "home")
-	root := filepath.Join(home, "proj")
-	tmp := filepath.Join(base, "tmp")
-	data := filepath.Join(home, ".local", "share", "warden")
-	for _, d := range []string{root, tmp, data} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("# rc\n"), 0o600)
-	os.WriteFile(filepath.Join(data, "token"), []byte("WARDEN-CANARY\n"), 0o600)
-	c := coretest.New(t, coretest.Options{})
-	reg, err := workspace.Open(filepath.Join(base, "ws.json"), workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := reg.Add(root); err != nil {
-		t.Fatal(err)
-	}
-	m := sandbox.Machine{Home: home, TempDirs: []string{tmp}, DataDir: data, ConfigDir: filepath.Join(home, ".config", "warden")}
-	svc, err := ops.New(ops.Options{Core: c, Registry: reg, Shell: "/bin/bash", Launcher: launcher{m},
-		TerminalEnv: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "TMPDIR=" + tmp, "TERM=dumb", "PS1=$ "}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	ws, err := svc.Workspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{core: c, svc: svc, reg: reg, root: root, ws: ws}
+	f, paths := confinedFixture(t)
+	home, root, tmp, data, ws := paths.home, f.root, paths.tmp, paths.data, f.ws
 	out := listen(f)
 	tm, err := ws.CreateTerminal(t.Context(), caller, ops.TerminalOptions{})
 	if err != nil {
@@ -118,7 +82,11 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // confinedFixture is a registered git workspace inside a fixture home
 // (outside the temp dirs the sandbox opens), on a Service whose Launcher
 // confines what it starts.
-func confinedFixture(t *testing.T) (*fixture, string) {
+// confinedPaths are where a confined fixture's home, temp dir and
+// warden data dir (with a canary token) lie.
+type confinedPaths struct{ home, tmp, data string }
+
+func confinedFixture(t *testing.T) (*fixture, confinedPaths) {
 	t.Helper()
 	if !sandbox.Detect().Enforced() {
 		t.Fatal("this kernel has no Landlock: the confinement this test checks cannot be shown here")
@@ -130,12 +98,14 @@ func confinedFixture(t *testing.T) (*fixture, string) {
 	home := filepath.Join(base, "home")
 	root := filepath.Join(home, "proj")
 	tmp := filepath.Join(base, "tmp")
-	for _, d := range []string{root, tmp} {
+	data := filepath.Join(home, ".local", "share", "warden")
+	for _, d := range []string{root, tmp, data} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
 	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("# rc\n"), 0o600)
+	os.WriteFile(filepath.Join(data, "token"), []byte("WARDEN-CANARY\n"), 0o600)
 	// the daemon's home is the sandbox's (git reads ~/.gitconfig)
 	t.Setenv("HOME", home)
 	git := func(args ...string) {
@@ -159,8 +129,9 @@ func confinedFixture(t *testing.T) (*fixture, string) {
 	if _, _, err := reg.Add(root); err != nil {
 		t.Fatal(err)
 	}
-	m := sandbox.Machine{Home: home, TempDirs: []string{tmp}, DataDir: filepath.Join(home, ".local", "share", "warden")}
-	svc, err := ops.New(ops.Options{Core: c, Registry: reg, Launcher: launcher{m}})
+	m := sandbox.Machine{Home: home, TempDirs: []string{tmp}, DataDir: data, ConfigDir: filepath.Join(home, ".config", "warden")}
+	svc, err := ops.New(ops.Options{Core: c, Registry: reg, Shell: "/bin/bash", Launcher: launcher{m},
+		TerminalEnv: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "TMPDIR=" + tmp, "TERM=dumb", "PS1=$ "}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,14 +140,14 @@ func confinedFixture(t *testing.T) (*fixture, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{core: c, svc: svc, reg: reg, root: root, ws: ws}, home
+	return &fixture{core: c, svc: svc, reg: reg, root: root, ws: ws}, confinedPaths{home: home, tmp: tmp, data: data}
 }
 
 // The programs a repository's config names (filters, diff drivers) are the
 // agent's to write: git run for a door runs them confined.
 func TestGitRunsRepositoryProgramsConfined(t *testing.T) {
-	f, home := confinedFixture(t)
-	rc := filepath.Join(home, ".bashrc")
+	f, paths := confinedFixture(t)
+	rc := filepath.Join(paths.home, ".bashrc")
 	script := filepath.Join(f.root, ".git", "evil.sh")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho PWNED >> "+rc+"\ncat\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -211,8 +182,8 @@ func TestGitRunsRepositoryProgramsConfined(t *testing.T) {
 
 // A debugged program is a program of the workspace: it runs confined.
 func TestDebuggeeRunsConfined(t *testing.T) {
-	f, home := confinedFixture(t)
-	rc := filepath.Join(home, ".bashrc")
+	f, paths := confinedFixture(t)
+	rc := filepath.Join(paths.home, ".bashrc")
 	prog := filepath.Join(f.root, "main.py")
 	os.WriteFile(prog, []byte("try:\n    open("+strconv.Quote(rc)+", 'a').write('PWNED')\n    print('WROTE')\nexcept OSError as e:\n    print('REFUSED', e.errno)\n"), 0o644)
 	events := make(chan map[string]any, 64)
