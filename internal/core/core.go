@@ -54,10 +54,15 @@ type Core struct {
 	bus       *event.Bus
 	sessions  *session.Tracker
 	approvals *approval.Queue
-	timeout   time.Duration
-	now       func() time.Time
-	newID     func() string
-	logger    *slog.Logger
+	// askMu orders an asked call's approval.requested before anything that
+	// claims the approval: the gate holds it from making the request
+	// pending (so whoever learns of approval.requested, from the bus or the
+	// log, finds it pending) until the event is durable; claim takes it.
+	askMu   sync.Mutex
+	timeout time.Duration
+	now     func() time.Time
+	newID   func() string
+	logger  *slog.Logger
 
 	pruneMu sync.Mutex // one prune at a time
 

@@ -75,14 +75,7 @@ func TestGateAllowAndDenyAreRecordedBeforeTheAnswer(t *testing.T) {
 
 func waitPending(t *testing.T, c *core.Core) approval.Request {
 	t.Helper()
-	for i := 0; i < 500; i++ {
-		if l := c.Approvals(); len(l) > 0 {
-			return l[0]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no approval appeared")
-	return approval.Request{}
+	return coretest.WaitApproval(t, c, nil)
 }
 
 func TestAskWaitsForAPerson(t *testing.T) {

@@ -95,7 +95,25 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 			Reason: d.Reason, Rule: d.Rule, Deadline: &deadline,
 		}))
 	}
-	if _, err := c.Record(ctx, evs...); err != nil {
+	// the approval is pending before approval.requested is in the log, so
+	// a reader of the log or the bus that answers it at once finds it; it
+	// cannot be claimed (answered) before the request is durable
+	var done <-chan approval.Resolution
+	if d.Action == policy.Ask {
+		c.askMu.Lock()
+		done = c.approvals.Add(areq)
+	}
+	_, err := c.Record(ctx, evs...)
+	if d.Action == policy.Ask {
+		if err != nil {
+			// never asked after all: nobody may answer it
+			if _, cerr := c.approvals.Claim(areq.ID); cerr == nil {
+				c.approvals.Deliver(areq.ID, approval.Resolution{Outcome: approval.Denied, By: "warden"})
+			}
+		}
+		c.askMu.Unlock()
+	}
+	if err != nil {
 		c.logger.Error("gate: could not record decision; blocking", "session", sess, "tool", call.Tool, "err", err)
 		return Verdict{Decision: d, Rule: "warden.record-failed", Reason: "blocked: warden could not record the decision: " + err.Error()}
 	}
@@ -105,7 +123,7 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 	case policy.Deny:
 		return Verdict{Decision: d, Reason: d.Reason, Rule: d.Rule}
 	}
-	res := c.wait(ctx, areq)
+	res := c.wait(ctx, areq, done)
 	v := Verdict{Allowed: res.Allowed(), Decision: d, Reason: res.Reason, Rule: d.Rule, ApprovalID: areq.ID, Outcome: res.Outcome, Always: res.Always}
 	if v.Reason == "" {
 		v.Reason = fmt.Sprintf("%s by a person (%s)", res.Outcome, d.Reason)
@@ -141,8 +159,7 @@ func (c *Core) decide(call policy.Call) (d policy.Decision) {
 
 // wait holds an asked call until a person resolves it, the deadline passes,
 // or the caller goes away.
-func (c *Core) wait(ctx context.Context, req approval.Request) approval.Resolution {
-	done := c.approvals.Add(req)
+func (c *Core) wait(ctx context.Context, req approval.Request, done <-chan approval.Resolution) approval.Resolution {
 	timer := time.NewTimer(req.Deadline.Sub(c.now()))
 	defer timer.Stop()
 	var res approval.Resolution
@@ -156,7 +173,7 @@ func (c *Core) wait(ctx context.Context, req approval.Request) approval.Resoluti
 		res = approval.Resolution{Outcome: approval.Canceled, By: "warden",
 			Reason: "blocked: the agent stopped waiting for the approval"}
 	}
-	if _, err := c.approvals.Claim(req.ID); err != nil {
+	if _, err := c.claim(req.ID); err != nil {
 		// Someone resolved it at the same moment; theirs stands.
 		return <-done
 	}
@@ -170,6 +187,14 @@ func (c *Core) wait(ctx context.Context, req approval.Request) approval.Resoluti
 	return <-done
 }
 
+// claim is approvals.Claim once the approval.requested of an asked call is
+// durable (see askMu).
+func (c *Core) claim(id string) (approval.Request, error) {
+	c.askMu.Lock()
+	defer c.askMu.Unlock()
+	return c.approvals.Claim(id)
+}
+
 // Resolve answers a pending approval. The resolution is durable before the
 // waiting call learns of it. With Always, a standing rule for this call and
 // workspace is added to the policy overlay.
@@ -179,7 +204,7 @@ func (c *Core) Resolve(ctx context.Context, id string, res approval.Resolution) 
 	default:
 		return approval.Request{}, fmt.Errorf("resolve %s: outcome must be approved or denied, not %q", id, res.Outcome)
 	}
-	req, err := c.approvals.Claim(id)
+	req, err := c.claim(id)
 	if err != nil {
 		return approval.Request{}, fmt.Errorf("resolve %s: %w", id, err)
 	}
@@ -268,7 +293,7 @@ func (c *Core) Withdraw(ctx context.Context, source, callID string, res approval
 		if req.Source != source || req.CallID != callID {
 			continue
 		}
-		if _, err := c.approvals.Claim(req.ID); err != nil {
+		if _, err := c.claim(req.ID); err != nil {
 			return approval.Request{}, fmt.Errorf("withdraw %s: %w", req.ID, err)
 		}
 		if _, err := c.Record(ctx, c.resolutionEvents(req, res)...); err != nil {
@@ -289,7 +314,7 @@ func (c *Core) Withdraw(ctx context.Context, source, callID string, res approval
 // shutdown so no agent waits on a warden that is going away.
 func (c *Core) CancelPending(ctx context.Context, reason string) {
 	for _, req := range c.approvals.List() {
-		if _, err := c.approvals.Claim(req.ID); err != nil {
+		if _, err := c.claim(req.ID); err != nil {
 			continue
 		}
 		res := approval.Resolution{Outcome: approval.Canceled, By: "warden", Reason: "blocked: " + reason}

@@ -35,20 +35,10 @@ func gateAsync(c *core.Core, req core.GateRequest) <-chan core.Verdict {
 	return got
 }
 
-// pendingCall polls until the call callID waits for a person.
+// pendingCall waits on the bus until the call callID waits for a person.
 func pendingCall(t *testing.T, c *core.Core, callID string) approval.Request {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, r := range c.Approvals() {
-			if r.CallID == callID {
-				return r
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("no approval for call %s appeared", callID)
-	return approval.Request{}
+	return coretest.WaitApproval(t, c, func(r approval.Request) bool { return r.CallID == callID })
 }
 
 func verdictOf(t *testing.T, got <-chan core.Verdict) core.Verdict {

@@ -448,18 +448,7 @@ func TestAdapterCrash(t *testing.T) {
 			}
 			// The debuggee was killed (it may linger briefly as a zombie
 			// until its parent reaps it).
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-				_, rest, _ := strings.Cut(string(st), ") ")
-				if len(st) == 0 || strings.HasPrefix(rest, "Z") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("debuggee %d still running: %s", pid, st)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			testtools.WaitExit(t, pid, 10*time.Second)
 		})
 	}
 }

@@ -2,17 +2,17 @@ package terminal
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/warden-dev/warden/internal/testtools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -267,19 +267,6 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
-// processGone reports whether pid no longer exists (or is a zombie).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i >= 0 && strings.HasPrefix(string(stat[i+1:]), " Z")
-}
-
 func TestDisposeKillsRunningCommand(t *testing.T) {
 	m, rec := newTestManager(t, Config{})
 	term, err := m.Create(Options{})
@@ -310,13 +297,8 @@ func TestDisposeKillsRunningCommand(t *testing.T) {
 	if d := time.Since(start); d >= DefaultKillTimeout {
 		t.Fatalf("dispose took %v; SIGHUP should have been enough", d)
 	}
-	deadline := time.Now().Add(waitFor)
-	for !processGone(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("sleep %d survived Dispose", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// the sleeper is the shell's child, not ours: wait for its exit on a pidfd
+	testtools.WaitExit(t, pid, waitFor)
 	if err := m.Dispose(term.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("second Dispose: %v", err)
 	}

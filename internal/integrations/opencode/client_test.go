@@ -72,20 +72,50 @@ type openCode struct {
 	port      int
 	env       []string
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
-	out *syncBuffer
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	exited chan struct{} // closed when cmd has exited
 }
 
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed (and replaced) by every Write
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.wrote != nil {
+		close(b.wrote)
+		b.wrote = nil
+	}
 	return b.b.Write(p)
+}
+
+// waitFor waits until the output holds s, stop is closed, or ctx ends, and
+// reports whether it holds s.
+func (b *syncBuffer) waitFor(ctx context.Context, stop <-chan struct{}, s string) bool {
+	for {
+		b.mu.Lock()
+		if strings.Contains(b.b.String(), s) {
+			b.mu.Unlock()
+			return true
+		}
+		if b.wrote == nil {
+			b.wrote = make(chan struct{})
+		}
+		wrote := b.wrote
+		b.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-stop:
+			return strings.Contains(b.String(), s)
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 func (b *syncBuffer) String() string {
@@ -168,29 +198,25 @@ func (oc *openCode) start() {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	oc.mu.Lock()
-	oc.cmd, oc.out = cmd, out
+	oc.cmd, oc.out, oc.exited = cmd, out, exited
 	oc.mu.Unlock()
-	c := NewClient(baseURL(oc.port), nil, time.Second)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		v, err := c.Health(ctx)
-		cancel()
-		if err == nil {
-			if v != "1.18.33" {
-				t.Fatalf("opencode version %q, want 1.18.33", v)
-			}
-			return
-		}
+	// opencode says when it listens: wait for that line, not on a clock
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if !out.waitFor(ctx, exited, "opencode server listening on") {
 		select {
 		case <-exited:
 			t.Fatalf("opencode exited during start-up:\n%s", out)
 		default:
+			t.Fatalf("opencode not listening after 60s:\n%s", out)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("opencode not healthy after 60s (%v):\n%s", err, out)
-		}
-		time.Sleep(100 * time.Millisecond)
+	}
+	v, err := NewClient(baseURL(oc.port), nil, 10*time.Second).Health(ctx)
+	if err != nil {
+		t.Fatalf("opencode listening but not healthy (%v):\n%s", err, out)
+	}
+	if v != "1.18.33" {
+		t.Fatalf("opencode version %q, want 1.18.33", v)
 	}
 }
 
@@ -204,21 +230,21 @@ func (oc *openCode) pid() int {
 	return oc.cmd.Process.Pid
 }
 
-// kill kills the server's process group and waits until the port is free.
+// kill kills the server's process group and waits until the server has
+// exited (its port is then free).
 func (oc *openCode) kill() {
 	oc.mu.Lock()
-	cmd := oc.cmd
+	cmd, exited := oc.cmd, oc.exited
 	oc.cmd = nil
 	oc.mu.Unlock()
 	if cmd == nil {
 		return
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	for range 100 {
-		if err := syscall.Kill(cmd.Process.Pid, 0); errors.Is(err, syscall.ESRCH) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		oc.t.Errorf("opencode (pid %d) did not exit after SIGKILL", cmd.Process.Pid)
 	}
 }
 

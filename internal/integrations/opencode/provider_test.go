@@ -42,7 +42,9 @@ func (l *statusLog) record(s agent.Status) {
 	}
 	l.seen = append(l.seen, s)
 	l.mu.Unlock()
-	time.Sleep(time.Millisecond) // widen the window for overlapping calls
+	// not a wait: the callback stays busy a moment (the scenario), so that
+	// were calls ever made concurrently they would overlap and be caught
+	time.Sleep(time.Millisecond)
 	l.mu.Lock()
 	l.active--
 	l.mu.Unlock()

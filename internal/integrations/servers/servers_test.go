@@ -41,6 +41,8 @@ func helper(port string) {
 		os.Exit(3)
 	}
 	if d, err := time.ParseDuration(os.Getenv("SERVERS_DELAY")); err == nil {
+		// not a wait in a test: this process plays a server that hangs in
+		// its start-up (the scenario), and nothing stands in for a hang
 		time.Sleep(d)
 	}
 	wd, _ := os.Getwd()

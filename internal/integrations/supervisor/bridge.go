@@ -31,6 +31,8 @@ type bridge struct {
 
 	mu      sync.Mutex
 	pending map[string]*bridged // by workspace + "\x00" + request id
+	// forgot is closed (and replaced) whenever a request leaves pending
+	forgot chan struct{}
 }
 
 type bridged struct {
@@ -45,6 +47,17 @@ type bridged struct {
 var _ agent.PermissionSink = (*bridge)(nil)
 
 func key(ws, id string) string { return ws + "\x00" + id }
+
+// forgotten returns a channel closed when the next request leaves pending,
+// for a reader of PendingPermissions to wait on a change.
+func (b *bridge) forgotten() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.forgot == nil {
+		b.forgot = make(chan struct{})
+	}
+	return b.forgot
+}
 
 // Asked implements agent.PermissionSink.
 func (b *bridge) Asked(ws string, p agent.Permission) {
@@ -85,6 +98,10 @@ func (b *bridge) gate(ctx context.Context, br *bridged) {
 	b.mu.Lock()
 	closed := br.closed
 	delete(b.pending, key(br.ws, br.p.ID))
+	if b.forgot != nil {
+		close(b.forgot)
+		b.forgot = nil
+	}
 	b.mu.Unlock()
 	if closed {
 		return

@@ -93,6 +93,11 @@ type Supervisor struct {
 	recMu     sync.RWMutex
 	recClosed bool
 	done      chan struct{}
+
+	// following is closed once Run follows the bus: events recorded from
+	// then on reach it
+	following     chan struct{}
+	followingOnce sync.Once
 }
 
 // tracked is a workspace's provider and its type.
@@ -123,6 +128,7 @@ func New(opts Options) (*Supervisor, error) {
 		servers: map[agent.Type]agent.ServerManager{}, providers: map[string]*tracked{},
 		failing: map[string]agent.RestartFailure{},
 		records: make(chan []event.Event, 1024), done: make(chan struct{}),
+		following: make(chan struct{}),
 	}
 	s.bridge = &bridge{s: s, pending: map[string]*bridged{}}
 	deps := agents.Deps{
@@ -163,6 +169,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	go s.recorder()
 	sub := s.core.Bus().Subscribe(s.lastID(ctx))
 	defer sub.Close()
+	s.followingOnce.Do(func() { close(s.following) })
 	for _, w := range s.reg.List() {
 		if w.Agent == "" {
 			continue

@@ -24,18 +24,6 @@ import (
 
 const waitFor = 10 * time.Second
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // fakeServers is an agent.ServerManager that runs no process: StartServer
 // marks the workspace running on port and fires the started callbacks.
 type fakeServers struct {
@@ -407,7 +395,6 @@ func (f *fixture) track(ws string, p agent.Provider) {
 // returned.
 func (f *fixture) run(t *testing.T) (stop func()) {
 	t.Helper()
-	before := f.c.Bus().Subscribers()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- f.s.Run(ctx) }()
@@ -431,7 +418,11 @@ func (f *fixture) run(t *testing.T) (stop func()) {
 	t.Cleanup(stop)
 	// Run follows the bus from the log's last event: wait until it does, so
 	// events recorded from now on reach it.
-	eventually(t, "Run to subscribe to the bus", func() bool { return f.c.Bus().Subscribers() > before })
+	select {
+	case <-f.s.following:
+	case <-time.After(waitFor):
+		t.Fatal("Run did not subscribe to the bus")
+	}
 	return stop
 }
 
@@ -458,20 +449,11 @@ func bashPermission(id, cmd string) agent.Permission {
 		Metadata: map[string]any{"command": cmd}, CallID: "toolcall_" + id}
 }
 
-// waitApproval waits until the bridged request id waits in warden.
+// waitApproval waits on the bus until the bridged request id waits in
+// warden.
 func waitApproval(t *testing.T, c *core.Core, id string) approval.Request {
 	t.Helper()
-	var req approval.Request
-	eventually(t, "the approval of "+id, func() bool {
-		for _, r := range c.Approvals() {
-			if r.Source == BridgeSource && r.CallID == id {
-				req = r
-				return true
-			}
-		}
-		return false
-	})
-	return req
+	return coretest.WaitApproval(t, c, func(r approval.Request) bool { return r.Source == BridgeSource && r.CallID == id })
 }
 
 // resolutions returns the approval.resolved events of the bridged request id.
@@ -491,7 +473,25 @@ func (f *fixture) resolutions(t *testing.T, id string) []map[string]any {
 
 func (f *fixture) noPending(t *testing.T) {
 	t.Helper()
-	eventually(t, "the bridge to forget its requests", func() bool { return len(f.s.PendingPermissions()) == 0 })
+	f.waitPending(t, "the bridge to forget its requests", func(p map[string][]string) bool { return len(p) == 0 })
+}
+
+// waitPending waits until the bridge's pending requests satisfy cond,
+// checking again each time the bridge forgets one.
+func (f *fixture) waitPending(t *testing.T, what string, cond func(map[string][]string) bool) {
+	t.Helper()
+	deadline := time.After(waitFor)
+	for {
+		forgot := f.s.bridge.forgotten()
+		if cond(f.s.PendingPermissions()) {
+			return
+		}
+		select {
+		case <-forgot:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s: %v", what, f.s.PendingPermissions())
+		}
+	}
 }
 
 func TestBridgeAnswersWithThePersonsDecision(t *testing.T) {
@@ -747,7 +747,7 @@ func TestStatusChangesAreRecorded(t *testing.T) {
 		p.set(s)
 	}
 	want := [][2]string{{"none", "idle"}, {"idle", "busy"}, {"busy", "waiting"}, {"waiting", "idle"}}
-	eventually(t, "four agent.status events", func() bool { return len(f.events(t, event.AgentStatus)) >= len(want) })
+	coretest.WaitEvents(t, f.c, event.AgentStatus, len(want))
 	if got := f.s.Status().Status(ws); got != agent.StatusIdle {
 		t.Fatalf("status = %s, want idle", got)
 	}
@@ -819,12 +819,17 @@ func TestClaudeCodeHookEventsDriveTheAgentStatus(t *testing.T) {
 		t.Fatalf("workspace %s missing from Agents()", ws)
 		return AgentInfo{}
 	}
+	// the supervisor records every change as agent.status after making it
+	statuses := coretest.Follow(t, f.c)
 	waitStatus := func(want agent.Status) {
 		t.Helper()
-		eventually(t, "claude-code "+string(want), func() bool {
-			ai := claude()
-			return ai.Agent == agent.ClaudeCode && ai.Status == want
+		statuses.Next(t, event.AgentStatus, func(e event.Event) bool {
+			d := dataOf(t, e)
+			return e.Workspace == ws && d["agent"] == string(agent.ClaudeCode) && d["to"] == string(want)
 		})
+		if ai := claude(); ai.Agent != agent.ClaudeCode || ai.Status != want {
+			t.Fatalf("after agent.status to %s: %+v", want, ai)
+		}
 	}
 
 	if ai := claude(); ai.Agent != "" || ai.Status != agent.StatusNone {
@@ -855,7 +860,7 @@ func TestClaudeCodeHookEventsDriveTheAgentStatus(t *testing.T) {
 		t.Fatal("an unregistered directory got a provider")
 	}
 	want := [][2]string{{"none", "idle"}, {"idle", "busy"}, {"busy", "idle"}}
-	eventually(t, "three agent.status events", func() bool { return len(f.events(t, event.AgentStatus)) >= len(want) })
+	coretest.WaitEvents(t, f.c, event.AgentStatus, len(want))
 	evs := f.events(t, event.AgentStatus)
 	if len(evs) != len(want) {
 		t.Fatalf("%d agent.status events, want %d", len(evs), len(want))
@@ -1003,18 +1008,15 @@ func TestStartAndStopOpenCodeAgent(t *testing.T) {
 	if w, _ := f.reg.Get(ws); w.Agent != "" {
 		t.Fatalf("registry agent %q after stop, want none", w.Agent)
 	}
+	coretest.WaitEvents(t, f.c, event.AgentServer, 2)
 	var actions []string
-	eventually(t, "agent.server started and stopped", func() bool {
-		actions = actions[:0]
-		for _, e := range f.events(t, event.AgentServer) {
-			d := dataOf(t, e)
-			if e.Workspace != ws || d["agent"] != string(agent.OpenCode) {
-				t.Fatalf("agent.server %v in %s", d, e.Workspace)
-			}
-			actions = append(actions, d["action"].(string))
+	for _, e := range f.events(t, event.AgentServer) {
+		d := dataOf(t, e)
+		if e.Workspace != ws || d["agent"] != string(agent.OpenCode) {
+			t.Fatalf("agent.server %v in %s", d, e.Workspace)
 		}
-		return len(actions) >= 2
-	})
+		actions = append(actions, d["action"].(string))
+	}
 	if len(actions) != 2 || actions[0] != "started" || actions[1] != "stopped" {
 		t.Fatalf("agent.server actions %v, want started, stopped", actions)
 	}
@@ -1058,7 +1060,11 @@ func TestFailedStartLeavesNoProviderBehind(t *testing.T) {
 	if _, err := f.c.Record(t.Context(), hookEvent(t, ws, "sess-1", event.SessionStart, nil)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "claude-code idle", func() bool { return f.s.Status().Status(ws) == agent.StatusIdle })
+	statuses := coretest.Follow(t, f.c)
+	statuses.Next(t, event.AgentStatus, func(e event.Event) bool { return e.Workspace == ws && dataOf(t, e)["to"] == string(agent.StatusIdle) })
+	if got := f.s.Status().Status(ws); got != agent.StatusIdle {
+		t.Fatalf("status after agent.status to idle = %s", got)
+	}
 
 	f.servers.mu.Lock()
 	f.servers.startErr = agent.ErrNoBinary
@@ -1076,10 +1082,13 @@ func TestFailedStartLeavesNoProviderBehind(t *testing.T) {
 	if _, err := f.c.Record(t.Context(), hookEvent(t, ws, "sess-2", event.SessionStart, nil)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "claude-code followed again", func() bool {
-		ai, err := f.s.Agent(ws)
-		return err == nil && ai.Agent == agent.ClaudeCode && ai.Status == agent.StatusIdle && ai.Session == "sess-2"
+	statuses.Next(t, event.AgentStatus, func(e event.Event) bool {
+		d := dataOf(t, e)
+		return e.Workspace == ws && d["to"] == string(agent.StatusIdle) && d["sessionId"] == "sess-2"
 	})
+	if ai, err := f.s.Agent(ws); err != nil || ai.Agent != agent.ClaudeCode || ai.Status != agent.StatusIdle || ai.Session != "sess-2" {
+		t.Fatalf("claude-code not followed again: %+v, %v", ai, err)
+	}
 }
 
 // A server that cannot be restarted is one crash and one failed restart
@@ -1100,14 +1109,11 @@ func TestFailingRestartsAreRecordedOnce(t *testing.T) {
 	if _, err := f.s.StartAgent(t.Context(), ws, agent.OpenCode); err != nil {
 		t.Fatal(err)
 	}
+	coretest.WaitEvents(t, f.c, event.AgentServer, 4)
 	var got []map[string]any
-	eventually(t, "four agent.server records", func() bool {
-		got = got[:0]
-		for _, e := range f.events(t, event.AgentServer) {
-			got = append(got, dataOf(t, e))
-		}
-		return len(got) >= 4
-	})
+	for _, e := range f.events(t, event.AgentServer) {
+		got = append(got, dataOf(t, e))
+	}
 	want := []string{"started", "crashed", "restart-failed", "started"}
 	if len(got) != len(want) {
 		t.Fatalf("agent.server records %v, want %v", got, want)
@@ -1159,8 +1165,7 @@ func TestStopAgentClosesItsApprovalsAsLost(t *testing.T) {
 	if l := f.c.Approvals(); len(l) != 1 || l[0].CallID != "per_o" {
 		t.Fatalf("approvals after stop: %+v", l)
 	}
-	eventually(t, "the bridge to forget per_a", func() bool {
-		pend := f.s.PendingPermissions()
+	f.waitPending(t, "the bridge to forget per_a", func(pend map[string][]string) bool {
 		return len(pend[ws]) == 0 && len(pend[other]) == 1
 	})
 }

@@ -612,21 +612,13 @@ func TestRequireApproval(t *testing.T) {
 	os.WriteFile(filepath.Join(e.root, "a.txt"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(e.root, "b.txt"), []byte("x"), 0o644)
 	c := e.authed()
+	// each answers the next approval on the bus: the delete waits for it
 	resolve := func(allow bool) {
-		for i := 0; i < 500; i++ {
-			if list := e.core.Approvals(); len(list) == 1 {
-				res := approval.Resolution{Outcome: approval.Denied, Reason: "no", By: "test"}
-				if allow {
-					res = approval.Resolution{Outcome: approval.Approved, By: "test"}
-				}
-				if _, err := e.core.Resolve(context.Background(), list[0].ID, res); err != nil {
-					t.Error(err)
-				}
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
+		res := approval.Resolution{Outcome: approval.Denied, Reason: "no", By: "test"}
+		if allow {
+			res = approval.Resolution{Outcome: approval.Approved, By: "test"}
 		}
-		t.Error("no approval appeared")
+		coretest.ResolveWhenAsked(t, e.core, nil, res)
 	}
 	go resolve(true)
 	c.call("fs.deleteFile", map[string]string{"path": "a.txt"})

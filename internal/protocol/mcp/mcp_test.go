@@ -18,11 +18,13 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.lsp.dev/protocol"
 
 	"github.com/warden-dev/warden/internal/approval"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/core/coretest"
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/lsp"
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/protocol/mcp"
 	"github.com/warden-dev/warden/internal/store"
@@ -140,6 +142,7 @@ type env struct {
 	http *httptest.Server
 	root string
 	ws   *workspaces
+	ops  *ops.Service
 }
 
 type envOptions struct {
@@ -159,9 +162,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	c := coretest.New(t, o.core)
 	ws := newWorkspaces(root)
+	opsSvc := newOps(t, c, ws)
 	srv, err := mcp.New(mcp.Options{
 		Core: c, Token: token, Workspaces: ws, Commands: o.commands, Version: "test",
-		Ops: newOps(t, c, ws),
+		Ops: opsSvc,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -174,41 +178,15 @@ func newEnv(t *testing.T, o envOptions) *env {
 		}
 		hs.Close()
 	})
-	return &env{t: t, core: c, srv: srv, http: hs, root: root, ws: ws}
+	return &env{t: t, core: c, srv: srv, http: hs, root: root, ws: ws, ops: opsSvc}
 }
 
 // approveWhenAsked approves the next approval requested for tool, waiting
 // for it on the bus; the channel closes once it is approved.
-func approveWhenAsked(t *testing.T, c *core.Core, tool string) <-chan struct{} {
+func approveWhenAsked(t *testing.T, c *core.Core, tool string) <-chan approval.Request {
 	t.Helper()
-	last, err := c.LastID(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub := c.Bus().Subscribe(last)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer sub.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		for {
-			ev, err := sub.Next(ctx)
-			if err != nil {
-				t.Errorf("no approval for %s: %v", tool, err)
-				return
-			}
-			var d event.ApprovalData
-			if ev.Type != event.ApprovalRequested || json.Unmarshal(ev.Data, &d) != nil || d.Tool != tool {
-				continue
-			}
-			if _, err := c.Resolve(context.Background(), d.ApprovalID, approval.Resolution{Outcome: approval.Approved, By: "test"}); err != nil {
-				t.Error(err)
-			}
-			return
-		}
-	}()
-	return done
+	return coretest.ResolveWhenAsked(t, c, func(a approval.Request) bool { return a.Call.Tool == tool },
+		approval.Resolution{Outcome: approval.Approved, By: "test"})
 }
 
 // newOps is the operations layer over the test's registry, closed with the
@@ -700,23 +678,16 @@ func TestWorkspaceTools(t *testing.T) {
 	// workspace.delete asks a person (delete-workspace-root): a refusal
 	// keeps it, an approval deletes it
 	resolve := func(allow bool) {
-		for range 1000 {
-			if list := e.core.Approvals(); len(list) == 1 {
-				if list[0].Call.Tool != "bash" || !strings.Contains(fmt.Sprint(list[0].Call.Args["command"]), "rm -rf -- "+e.root) {
-					t.Errorf("approval for %+v", list[0].Call)
-				}
-				res := approval.Resolution{Outcome: approval.Denied, Reason: "keep it", By: "test"}
-				if allow {
-					res = approval.Resolution{Outcome: approval.Approved, By: "test"}
-				}
-				if _, err := e.core.Resolve(context.Background(), list[0].ID, res); err != nil {
-					t.Error(err)
-				}
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
+		res := approval.Resolution{Outcome: approval.Denied, Reason: "keep it", By: "test"}
+		if allow {
+			res = approval.Resolution{Outcome: approval.Approved, By: "test"}
 		}
-		t.Error("no approval appeared")
+		coretest.ResolveWhenAsked(t, e.core, func(a approval.Request) bool {
+			if a.Call.Tool != "bash" || !strings.Contains(fmt.Sprint(a.Call.Args["command"]), "rm -rf -- "+e.root) {
+				t.Errorf("approval for %+v", a.Call)
+			}
+			return true
+		}, res)
 	}
 	go resolve(false)
 	fails(t, cs, "workspace.delete", map[string]any{}, "was not approved", "delete-workspace-root")
@@ -883,14 +854,22 @@ func TestLSP(t *testing.T) {
 	}
 	// an edit through the door reaches the language server
 	ok(t, cs, "fs.editFile", map[string]any{"path": "main.go", "oldString": "_ = greet()", "newString": "_ = greet(1)"})
-	var diags string
-	for range 20 {
-		diags = ok(t, cs, "lsp.diagnostics", map[string]any{"path": "main.go"})
-		if strings.Contains(diags, `"severity":"error"`) {
-			break
-		}
-		time.Sleep(250 * time.Millisecond)
+	// the door's first ask sends the change to gopls, which publishes more
+	// than once per change (parse errors, then type errors): wait for its
+	// publication of the type error, then ask the door again
+	ok(t, cs, "lsp.diagnostics", map[string]any{"path": "main.go"})
+	w, err := e.ops.Workspace(e.root)
+	if err != nil {
+		t.Fatal(err)
 	}
+	wctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := w.LSP().WaitDiagnostics(wctx, lsp.URIFromPath(filepath.Join(e.root, "main.go")), func(ds []protocol.Diagnostic) bool {
+		return slices.ContainsFunc(ds, func(d protocol.Diagnostic) bool { return strings.Contains(d.Message, "greet") })
+	}); err != nil {
+		t.Fatalf("gopls published no diagnostics naming greet after the bad edit: %v", err)
+	}
+	diags := ok(t, cs, "lsp.diagnostics", map[string]any{"path": "main.go"})
 	if !strings.Contains(diags, `"severity":"error"`) || !strings.Contains(diags, "greet") {
 		t.Errorf("diagnostics after a bad edit = %s", diags)
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/warden-dev/warden/internal/approval"
 	"github.com/warden-dev/warden/internal/core"
@@ -367,19 +366,8 @@ func TestFullCommandAndTruncation(t *testing.T) {
 	if _, got := f.post(t, body(head, long)); !strings.Contains(got, `"block":true`) {
 		t.Fatalf("dangerous tail behind a harmless head: %s", got)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	go func() {
-		for ctx.Err() == nil {
-			for _, a := range f.core.Approvals() {
-				if a.Decision.Rule == "warden.truncated-command" {
-					_, _ = f.core.Resolve(ctx, a.ID, approval.Resolution{Outcome: approval.Denied, Reason: "no"})
-					return
-				}
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	coretest.ResolveWhenAsked(t, f.core, func(a approval.Request) bool { return a.Decision.Rule == "warden.truncated-command" },
+		approval.Resolution{Outcome: approval.Denied, Reason: "no"})
 	safeHead := "echo " + strings.Repeat("b", SpecCommandLimit-5)
 	if _, got := f.post(t, body(safeHead, "")); !strings.Contains(got, `"block":true`) {
 		t.Fatalf("a truncated command must not be allowed unseen: %s", got)
