@@ -68,18 +68,16 @@ func (r *recorder) streamed(id string) string {
 	return ""
 }
 
-// until polls cond on every output callback (and every 50ms) until it holds
-// or the deadline passes.
+// until checks cond on every output callback until it holds or the deadline
+// passes. The terminal keeps output before it calls back, so a callback is
+// the only moment cond can change.
 func (r *recorder) until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.NewTimer(waitFor)
 	defer deadline.Stop()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
 	for !cond() {
 		select {
 		case <-r.kick:
-		case <-tick.C:
 		case <-deadline.C:
 			t.Fatalf("timed out waiting for %s", what)
 		}

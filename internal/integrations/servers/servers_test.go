@@ -239,10 +239,18 @@ func TestStoppedServerIsNotRestarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.wait(t, "stopped")
+	// once the crash's restart loop has ended, no restart can come
+	ended := make(chan struct{})
+	go func() { m.restarts.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the restart loop did not end after the stop")
+	}
 	select {
 	case got := <-rec.ch:
 		t.Fatalf("after stop: %s", got)
-	case <-time.After(500 * time.Millisecond):
+	default:
 	}
 	if m.IsRunning(ws) {
 		t.Fatal("running after stop")

@@ -286,17 +286,11 @@ func TestAskWaitsThenAnswers(t *testing.T) {
 		done <- result{code, body}
 	}()
 	// Waiting shows in the session status.
-	var id string
-	for id == "" {
-		if l := c.Approvals(); len(l) > 0 {
-			id = l[0].ID
-			break
-		}
-		select {
-		case r := <-done:
-			t.Fatalf("answered before approval: %+v", r)
-		case <-time.After(10 * time.Millisecond):
-		}
+	id := coretest.WaitApproval(t, c, nil).ID
+	select {
+	case r := <-done:
+		t.Fatalf("answered before approval: %+v", r)
+	default:
 	}
 	s, ok, err := c.Sessions().Get(t.Context(), sid)
 	if err != nil || !ok || s.Status != session.Waiting {
