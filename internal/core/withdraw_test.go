@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/store"
+	"github.com/warden-dev/warden/internal/store/sqlite"
 )
 
 const withdrawSource = "test/withdraw"
@@ -214,5 +216,85 @@ func TestWithdrawClosesOnlyTheNamedCall(t *testing.T) {
 	rs := resolvedOf(t, c, reqB.ID)
 	if len(rs) != 1 || rs[0]["outcome"] != "denied" || rs[0]["by"] != "agent" {
 		t.Fatalf("call-b approval.resolved = %v", rs)
+	}
+}
+
+// heldLog holds an append that records approval.requested once it is
+// durable, until the test lets it return.
+type heldLog struct {
+	store.Log
+	appended chan int64 // the held event's id
+	proceed  chan struct{}
+}
+
+func (l *heldLog) Append(ctx context.Context, evs ...event.Event) ([]event.Event, error) {
+	stored, err := l.Log.Append(ctx, evs...)
+	for _, e := range stored {
+		if e.Type == event.ApprovalRequested {
+			l.appended <- e.ID
+			<-l.proceed
+		}
+	}
+	return stored, err
+}
+
+// Whoever learns of approval.requested, from the log (a subscriber catching
+// up) or live, can answer it at once: the request is pending by the time the
+// event is durable, before Gate's append even returns.
+func TestRequestedApprovalIsPendingOnceDurable(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlite.Open(filepath.Join(dir, "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	p, err := policy.Default(coretest.Env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &heldLog{Log: st, appended: make(chan int64, 1), proceed: make(chan struct{})}
+	c, err := core.New(core.Config{Log: log, Policy: p, ApprovalTimeout: time.Minute, OverlayPath: filepath.Join(dir, "overlay.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := gateAsync(c, bash("git reset --hard HEAD~3"))
+	var id int64
+	select {
+	case id = <-log.appended:
+	case <-time.After(coretest.WaitTimeout):
+		t.Fatal("no approval.requested was appended")
+	}
+	evs, err := st.Events(t.Context(), store.Filter{Types: []event.Type{event.ApprovalRequested}})
+	if err != nil || len(evs) != 1 || evs[0].ID != id {
+		t.Fatalf("log while held: %v, %v", evs, err)
+	}
+	d, err := event.DataOf[event.ApprovalData](evs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// durable, Gate still inside its append: a reader of the log finds it
+	// pending
+	if l := c.Approvals(); len(l) != 1 || l[0].ID != d.ApprovalID {
+		t.Fatalf("approvals once approval.requested is durable = %+v, want %s", l, d.ApprovalID)
+	}
+	resolved := make(chan error, 1)
+	go func() {
+		_, err := c.Resolve(context.Background(), d.ApprovalID, approval.Resolution{Outcome: approval.Denied, By: "test"})
+		resolved <- err
+	}()
+	close(log.proceed)
+	if err := <-resolved; err != nil {
+		t.Fatalf("resolve as soon as requested: %v", err)
+	}
+	if v := verdictOf(t, got); v.Allowed || v.Outcome != approval.Denied {
+		t.Fatalf("verdict %+v", v)
+	}
+	// the resolution follows the request in the log
+	all, err := st.Events(t.Context(), store.Filter{Types: []event.Type{event.ApprovalRequested, event.ApprovalResolved}})
+	if err != nil || len(all) != 2 || all[0].Type != event.ApprovalRequested || all[1].Type != event.ApprovalResolved {
+		t.Fatalf("approval events %v, %v", all, err)
 	}
 }
