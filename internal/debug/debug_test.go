@@ -411,6 +411,7 @@ func TestGoBuildError(t *testing.T) {
 func TestAdapterCrash(t *testing.T) {
 	requireDebugpy(t)
 	dir := t.TempDir()
+	// the debuggees idle (their sleeps are the programs', not the test's)
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/sleep\n\ngo 1.26\n")
 	writeFile(t, filepath.Join(dir, "main.go"), "package main\n\nimport \"time\"\n\nfunc main() {\n\tprintln(\"up\")\n\ttime.Sleep(time.Minute)\n}\n")
 	writeFile(t, filepath.Join(dir, "prog.py"), "import time\nprint('up', flush=True)\ntime.sleep(60)\n")
@@ -514,6 +515,8 @@ func TestGoAttachRemote(t *testing.T) {
 	m := newManager(t, rec)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/loop\n\ngo 1.26\n")
+	// a debuggee that keeps running (its sleep is the program's, not the
+	// test's) for the debugger to attach to
 	main := filepath.Join(dir, "main.go")
 	writeFile(t, main, `package main
 
