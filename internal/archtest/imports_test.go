@@ -73,6 +73,8 @@ func TestImportRules(t *testing.T) {
 				broken = "the core imports a door, the operations layer or an integration"
 			case under(p, "internal/ops") && (under(imp, "internal/protocol") || under(imp, "internal/integrations") || under(imp, "internal/daemon")):
 				broken = "the operations layer imports a door, an integration or the daemon"
+			case imp == "internal/core/coretest" || under(imp, "internal/testtools") || under(imp, "internal/fakemodel"):
+				broken = "non-test code imports test support (it answers approvals and fakes models)"
 			case under(p, "internal/integrations") && under(imp, "internal/protocol"):
 				broken = "an integration imports a door"
 			case p == "internal/policy" && imp != "internal/policy/shell":
