@@ -227,11 +227,13 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			logger.Warn("the current directory is not registered as a workspace; doors serve registered workspaces only (warden workspace add DIR)", "dir", cfg.ControlWorkspace, "err", err)
 		}
 	}
-	confiner, err := confinerExe(cfg.DataDir)
-	if err != nil {
+	// made once: the terminals' Launcher and the agents' rewrite share it
+	kept, keptErr := confinerExe(cfg.DataDir)
+	confiner := kept
+	if keptErr != nil {
 		// sandbox.CommandWith still refuses a program a confined command
 		// could replace
-		logger.Warn("confined commands start through warden's own program", "err", err)
+		logger.Warn("confined commands start through warden's own program", "err", keptErr)
 		confiner, _ = os.Executable()
 	}
 
@@ -313,7 +315,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}()
 	deps := &Deps{
 		Ctx: ctx, Config: cfg, Core: c, Ops: opsSvc, Credentials: creds, Supervisor: sv, Keys: doorKeys,
-		Runtime: rt, Confiner: agentConfiner(c, sv, cfg, logger), Logger: logger, built: map[string]Door{},
+		Runtime: rt, Confiner: agentConfiner(c, sv, cfg, kept, keptErr, logger), Logger: logger, built: map[string]Door{},
 	}
 	var built []Door
 	closeDoors := sync.OnceFunc(func() {
@@ -694,12 +696,12 @@ func (c controlCommands) Execute(ctx context.Context, root, command string, args
 }
 
 // agentConfiner is the rule that rewrites external agents' allowed shell
-// calls to run under `warden sandbox` (package confine): this binary, the
+// calls to run under `warden sandbox` (package confine): exe (the data
+// dir's copy of this binary, or err when it could not be made), the
 // daemon's data dir and policy file, the global setting, the workspace's
 // warden.sandbox metadata, and whether this kernel enforces Landlock.
-func agentConfiner(c *core.Core, sv *supervisor.Supervisor, cfg Config, logger *slog.Logger) *confine.Rule {
+func agentConfiner(c *core.Core, sv *supervisor.Supervisor, cfg Config, exe string, err error, logger *slog.Logger) *confine.Rule {
 	support := sandbox.Detect()
-	exe, err := confinerExe(cfg.DataDir)
 	switch {
 	case err != nil:
 		logger.Warn("agents' shell calls are not confined: warden cannot find its own program", "err", err)
