@@ -73,6 +73,13 @@ Start the daemon with "warden serve", then point agents at it.`,
 	)
 	root.Version = readBuildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")
+	// cobra adds --version and --help only when it executes, after it has
+	// looked for the subcommand: until then an unknown flag is taken to
+	// have a value, so `warden --version --data-dir D` read "--data-dir" as
+	// the version flag's value and D as a command. Declared now, they are
+	// known while the command is found, whatever flags come around them.
+	root.InitDefaultVersionFlag()
+	root.InitDefaultHelpFlag()
 	root.InitDefaultCompletionCmd()
 	suggestSubcommands(root)
 	return root
