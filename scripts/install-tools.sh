@@ -46,7 +46,7 @@ else
   echo "tools: installing pyright $PYRIGHT_VERSION"
   (cd "$node" && npm install --no-audit --no-fund --save-exact --loglevel=error)
 fi
-ln -sf "$node/node_modules/.bin/pyright-langserver" "$bin/pyright-langserver"
+ln -sfr "$node/node_modules/.bin/pyright-langserver" "$bin/pyright-langserver"
 
 want="{\"dependencies\":{\"@modelcontextprotocol/inspector\":\"$INSPECTOR_VERSION\"}}"
 have=""
@@ -59,7 +59,7 @@ else
   echo "tools: installing @modelcontextprotocol/inspector $INSPECTOR_VERSION"
   (cd "$inspector" && npm install --no-audit --no-fund --save-exact --loglevel=error)
 fi
-ln -sf "$inspector/node_modules/.bin/mcp-inspector" "$bin/mcp-inspector"
+ln -sfr "$inspector/node_modules/.bin/mcp-inspector" "$bin/mcp-inspector"
 
 missing=()
 /usr/bin/python3 -c 'import debugpy' 2>/dev/null || missing+=(python3-debugpy)

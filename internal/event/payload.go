@@ -10,7 +10,7 @@ import (
 // and readers use these same types, so a field renamed here is renamed for
 // both; the wire JSON is pinned by a golden test (testdata/payloads.golden).
 // Door-specific extras that only a door reads (a monitor event's wireType,
-// a hook's spoolId) stay in the door's own maps.
+// a hook's claudeSession) travel in a payload's Extra.
 
 // ToolCallData is the payload of tool.call: the call as the policy judged
 // it.
@@ -148,24 +148,118 @@ type WorkspaceMetadataData struct {
 	Value   *string `json:"value,omitempty"`
 }
 
-// ToolResultData is what every tool.result has, whichever door wrote it:
+// ToolResultData is the payload of tool.result, whichever door wrote it:
 // the call, the tool, and how it ended (Success from the operations layer,
 // IsError from a Claude Code hook, Error's text from either; a monitor
-// result has a Title). Each door adds fields of its own (the monitor's
-// outputLength, a hook's durationMs, an operation's caller fields), so the
-// writers keep their maps and readers read this.
+// result has a Title and an OutputLength, a hook result a DurationMs).
+// Fields only one door reads (an operation's caller fields, a monitor
+// event's wireType, a hook's claudeSession) travel in Extra, which is
+// written flat beside the typed fields (as the doors always wrote them) and
+// read back from any key the type does not name.
 type ToolResultData struct {
-	CallID  string `json:"callId,omitempty"`
-	Tool    string `json:"tool,omitempty"`
-	Title   string `json:"title,omitempty"`
-	Success *bool  `json:"success,omitempty"`
-	IsError bool   `json:"isError,omitempty"`
-	Error   string `json:"error,omitempty"`
+	CallID   string `json:"callId,omitempty"`
+	Tool     string `json:"tool,omitempty"`
+	ToolName string `json:"toolName,omitempty"`
+	Title    string `json:"title,omitempty"`
+	Success  *bool  `json:"success,omitempty"`
+	IsError  bool   `json:"isError,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// DurationMs is how long the call ran, when the door was told.
+	DurationMs *float64 `json:"durationMs,omitempty"`
+	// OutputLength is the length of the tool's output (monitor door).
+	OutputLength *int64 `json:"outputLength,omitempty"`
+	// HasMetadata says whether the tool's output had metadata (monitor door).
+	HasMetadata *bool `json:"hasMetadata,omitempty"`
+	// Extra holds door-specific fields, written flat; a key that names a
+	// typed field is ignored in favour of the field.
+	Extra map[string]any `json:"-"`
+}
+
+// toolResultFields is ToolResultData without its methods, for the codec.
+type toolResultFields ToolResultData
+
+// MarshalJSON writes the typed fields and Extra's keys as one flat object.
+func (r ToolResultData) MarshalJSON() ([]byte, error) {
+	typed, err := json.Marshal(toolResultFields(r))
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Extra) == 0 {
+		return typed, nil
+	}
+	flat := make(map[string]json.RawMessage, len(r.Extra)+8)
+	for k, v := range r.Extra {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("tool.result extra %q: %w", k, err)
+		}
+		flat[k] = b
+	}
+	var own map[string]json.RawMessage
+	if err := json.Unmarshal(typed, &own); err != nil {
+		return nil, err
+	}
+	for k := range flat {
+		if isToolResultKey(k) {
+			delete(flat, k)
+		}
+	}
+	for k, v := range own {
+		flat[k] = v
+	}
+	return json.Marshal(flat)
+}
+
+// UnmarshalJSON reads the typed fields and keeps every other key in Extra.
+func (r *ToolResultData) UnmarshalJSON(b []byte) error {
+	var f toolResultFields
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k := range all {
+		if isToolResultKey(k) {
+			delete(all, k)
+		}
+	}
+	if len(all) > 0 {
+		f.Extra = all
+	}
+	*r = ToolResultData(f)
+	return nil
+}
+
+// isToolResultKey reports whether k is the JSON name of one of
+// ToolResultData's typed fields.
+func isToolResultKey(k string) bool {
+	switch k {
+	case "callId", "tool", "toolName", "title", "success", "isError",
+		"error", "durationMs", "outputLength", "hasMetadata":
+		return true
+	}
+	return false
 }
 
 // Failed reports whether the result says the call failed.
 func (r ToolResultData) Failed() bool {
 	return r.IsError || r.Error != "" || (r.Success != nil && !*r.Success)
+}
+
+// DebugEventData is the payload of the tool.result a debug session writes
+// for each event of its debuggee (stopped, output, exited, ...).
+type DebugEventData struct {
+	DebugSession string `json:"debugSession"`
+	Kind         string `json:"kind"`
+	Reason       string `json:"reason"`
+	File         string `json:"file"`
+	Line         int    `json:"line"`
+	Function     string `json:"function"`
+	Category     string `json:"category"`
+	Output       string `json:"output"`
+	ExitCode     int    `json:"exitCode"`
 }
 
 // Encode marshals a payload for Event.Data.

@@ -47,6 +47,11 @@ func payloadSamples() []struct {
 		{"workspace.removed", WorkspaceRemovedData{Name: "proj"}},
 		{"workspace.metadata", WorkspaceMetadataData{Key: "k", Value: new("v")}},
 		{"workspace.metadata deleted", WorkspaceMetadataData{Key: "k", Deleted: true}},
+		{"tool.result operation", ToolResultData{CallID: "c1", Tool: "write", Success: new(false), Error: "denied", Extra: map[string]any{"method": "fs.writeFile"}}},
+		{"tool.result monitor", ToolResultData{CallID: "c1", Tool: "bash", Title: "ls", OutputLength: new(int64(12)), HasMetadata: new(false), Extra: map[string]any{"wireType": "tool.post_execute", "directory": "/w"}}},
+		{"tool.result hook", ToolResultData{CallID: "c1", Tool: "bash", ToolName: "Bash", IsError: true, Error: "exit 1", DurationMs: new(5.0), Extra: map[string]any{"claudeSession": "s1", "hookEventName": "PostToolUseFailure"}}},
+		{"tool.result minimal", ToolResultData{}},
+		{"debug event", DebugEventData{DebugSession: "d1", Kind: "stopped", Reason: "breakpoint", File: "/w/main.go", Line: 7, Function: "main.main"}},
 	}
 }
 
@@ -99,6 +104,25 @@ func TestToolResultFromEveryWriter(t *testing.T) {
 		if err != nil || r.CallID != "c1" || r.Tool == "" || r.Failed() != tc.failed {
 			t.Errorf("%s: %+v %v, want failed=%v", tc.data, r, err, tc.failed)
 		}
+	}
+}
+
+// A door's extra field never overrides a typed one, and unknown keys come
+// back in Extra.
+func TestToolResultExtra(t *testing.T) {
+	b, err := Encode(ToolResultData{CallID: "c1", Tool: "read", Extra: map[string]any{"tool": "bash", "callId": "c2", "mcpTool": "fs.readFile"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != `{"callId":"c1","mcpTool":"fs.readFile","tool":"read"}` {
+		t.Fatalf("wire = %s", b)
+	}
+	r, err := DataOf[ToolResultData](Event{Type: ToolResult, Data: b})
+	if err != nil || r.Tool != "read" || r.CallID != "c1" || len(r.Extra) != 1 || r.Extra["mcpTool"] != "fs.readFile" {
+		t.Fatalf("read back %+v %v", r, err)
+	}
+	if _, err := Encode(ToolResultData{Extra: map[string]any{"bad": func() {}}}); err == nil {
+		t.Fatal("an extra that cannot be encoded must fail, not vanish")
 	}
 }
 

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -134,12 +133,16 @@ func (w *Workspace) GateShell(ctx context.Context, c Caller, description string,
 
 // Record records the outcome of an operation that changed something.
 func (w *Workspace) Record(ctx context.Context, c Caller, tool string, err error) {
-	data := map[string]any{"callId": c.CallID, "tool": tool, "success": err == nil}
-	maps.Copy(data, c.Extra)
+	ok := err == nil
+	data := event.ToolResultData{CallID: c.CallID, Tool: tool, Success: &ok, Extra: maps.Clone(c.Extra)}
 	if err != nil {
-		data["error"] = err.Error()
+		data.Error = err.Error()
 	}
-	b, _ := json.Marshal(data)
+	b, merr := event.Encode(data)
+	if merr != nil {
+		w.svc.log.Warn("could not encode an operation's result", "tool", tool, "err", merr)
+		return
+	}
 	if _, rerr := w.svc.core().Record(background(ctx), event.Event{Session: c.Session, Type: event.ToolResult, Source: c.Source, Workspace: w.root, Data: b}); rerr != nil {
 		w.svc.log.Warn("could not record an operation's result", "tool", tool, "source", c.Source, "err", rerr)
 	}

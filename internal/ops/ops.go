@@ -108,14 +108,14 @@ type Service struct {
 	opts Options
 	log  *slog.Logger
 
-	// done ends when the service closes: long operations (search, replace)
-	// stop then, whatever their caller's context says
-	done context.Context
-	stop context.CancelFunc
-
 	mu     sync.Mutex
 	closed bool
 	ws     map[string]*Workspace
+	// bound are the cancel functions of long operations (search, replace)
+	// running now: Close cancels them before it returns, whatever their
+	// callers' contexts say
+	bound    map[uint64]context.CancelCauseFunc
+	nextBind uint64
 }
 
 // New returns a Service.
@@ -129,8 +129,7 @@ func New(opts Options) (*Service, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	done, stop := context.WithCancel(context.Background())
-	return &Service{opts: opts, log: opts.Logger, ws: map[string]*Workspace{}, done: done, stop: stop}, nil
+	return &Service{opts: opts, log: opts.Logger, ws: map[string]*Workspace{}, bound: map[uint64]context.CancelCauseFunc{}}, nil
 }
 
 // Core is the core every operation is gated through.
@@ -189,9 +188,12 @@ func (s *Service) Forget(root string) {
 // or a replace stops at its next file). Operations after Close fail with
 // ErrClosed.
 func (s *Service) Close() error {
-	s.stop()
 	s.mu.Lock()
 	s.closed = true
+	for _, cancel := range s.bound {
+		cancel(errShuttingDown)
+	}
+	clear(s.bound)
 	list := make([]*Workspace, 0, len(s.ws))
 	for _, w := range s.ws {
 		list = append(list, w)
@@ -205,11 +207,28 @@ func (s *Service) Close() error {
 	return errors.Join(errs...)
 }
 
-// bind returns ctx, also canceled when the service closes.
+// errShuttingDown is why Close cancels the operations still running.
+var errShuttingDown = errors.New("warden is shutting down")
+
+// bind returns ctx, also canceled (synchronously, before Close returns)
+// when the service closes.
 func (s *Service) bind(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(s.done, func() { cancel(errors.New("warden is shutting down")) })
-	return ctx, func() { stop(); cancel(context.Canceled) }
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		cancel(errShuttingDown)
+		return ctx, func() {}
+	}
+	id := s.nextBind
+	s.nextBind++
+	s.bound[id] = cancel
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.bound, id)
+		s.mu.Unlock()
+		cancel(context.Canceled)
+	}
 }
 
 // core is the core operations are gated through and recorded in.

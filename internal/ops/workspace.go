@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -134,9 +133,9 @@ func newWorkspace(s *Service, root string) (*Workspace, error) {
 		Locate:  s.opts.Locate,
 		Command: debugCmd,
 		OnEvent: func(id string, ev debug.Event) {
-			data, _ := json.Marshal(map[string]any{
-				"debugSession": id, "kind": ev.Kind, "reason": ev.Reason, "file": ev.File, "line": ev.Line,
-				"function": ev.Function, "category": ev.Category, "output": ev.Output, "exitCode": ev.ExitCode,
+			data, _ := event.Encode(event.DebugEventData{ // only plain values: cannot fail
+				DebugSession: id, Kind: string(ev.Kind), Reason: ev.Reason, File: ev.File, Line: ev.Line,
+				Function: ev.Function, Category: ev.Category, Output: ev.Output, ExitCode: ev.ExitCode,
 			})
 			if _, err := s.core().Record(context.Background(), event.Event{
 				Session: "debug-" + id, Type: event.ToolResult, Source: "control/debug", Workspace: root, Data: data,

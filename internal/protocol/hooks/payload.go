@@ -275,7 +275,7 @@ func (p *Payload) Events(workspace, spoolID string, at time.Time) []event.Event 
 	if spoolID != "" {
 		data["spoolId"] = spoolID
 	}
-	mk := func(session string, t event.Type, d map[string]any) event.Event {
+	mk := func(session string, t event.Type, d any) event.Event {
 		b, err := json.Marshal(d)
 		if err != nil { // only decoded JSON values: cannot happen
 			b, _ = json.Marshal(map[string]string{"marshalError": err.Error()})
@@ -303,17 +303,19 @@ func (p *Payload) Events(workspace, spoolID string, at time.Time) []event.Event 
 		set("promptId", "prompt_id")
 		return []event.Event{mk(session, event.MessageUser, data)}
 	case EventPostToolUse, EventPostToolUseFailure:
-		data["tool"] = Tool(p.ToolName)
-		data["toolName"] = p.ToolName
-		data["callId"] = p.ToolUseID
-		if d, ok := r["duration_ms"]; ok {
-			data["durationMs"] = d
+		res := event.ToolResultData{Tool: Tool(p.ToolName), ToolName: p.ToolName, CallID: p.ToolUseID, Extra: data}
+		switch d := r["duration_ms"].(type) {
+		case int64: // Decode's numbers are int64 when whole
+			f := float64(d)
+			res.DurationMs = &f
+		case float64:
+			res.DurationMs = &d
 		}
 		if p.HookEventName == EventPostToolUseFailure {
-			data["isError"] = true
-			set("error", "error")
+			res.IsError = true
+			res.Error = text(r, "error")
 		}
-		return []event.Event{mk(session, event.ToolResult, data)}
+		return []event.Event{mk(session, event.ToolResult, res)}
 	case EventStop:
 		data["status"] = "idle"
 		set("lastAssistantMessage", "last_assistant_message")

@@ -220,12 +220,12 @@ func (m *Message) Event() event.Event {
 		data["startTime"] = m.StartTime
 		data["workingDirectory"] = m.Directory
 	case TypePostExecute:
-		t = event.ToolResult
-		data["tool"] = m.Tool
-		data["callId"] = m.CallID
-		data["title"] = m.Title
-		data["outputLength"] = m.OutputLength
-		data["hasMetadata"] = m.HasMetadata
+		data["wireType"] = m.Type
+		b, _ := json.Marshal(event.ToolResultData{ // only plain values: cannot fail
+			Tool: m.Tool, CallID: m.CallID, Title: m.Title,
+			OutputLength: &m.OutputLength, HasMetadata: &m.HasMetadata, Extra: data,
+		})
+		return event.Event{Session: m.session(), Type: event.ToolResult, Source: Source, Workspace: workspaceOf(m.Directory, m.Worktree), Data: b}
 	case TypeSessionIdle:
 		t = event.SessionStatus
 		data["status"] = "idle"
