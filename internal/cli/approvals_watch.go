@@ -186,12 +186,7 @@ func (w *approvalWatch) changed(ctx context.Context, e event.Event) error {
 		return err
 	}
 	w.list = list
-	var d struct {
-		ApprovalID string `json:"approvalId"`
-		Outcome    string `json:"outcome"`
-		By         string `json:"by"`
-	}
-	_ = json.Unmarshal(e.Data, &d)
+	d, _ := event.DataOf[event.ApprovalData](e) // unreadable: matches no approval
 	switch e.Type {
 	case event.ApprovalRequested:
 		for _, a := range list {
