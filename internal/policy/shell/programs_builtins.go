@@ -1,0 +1,225 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// builtinPrograms declares shell builtins: the directory, variables, aliases, traps and sourced files they change.
+func builtinPrograms() []program {
+	return []program{
+		{names: []string{"exit", "logout", "return"}, model: func(k *call) {
+			n := k.name
+			// the shell leaves: what follows in this path does not run, unless
+			// a function of that name shadows the builtin
+			if !k.a.funcs[n] && len(k.c.via) == 0 {
+				k.st.dead = true
+			}
+		}, examples: []example{ex("exit 0", "ncmd 1")}},
+		{names: []string{"eval"}, model: func(k *call) {
+			k.nested(joinCode(k.args), "eval", nil, true)
+		}, examples: []example{ex("eval \"rm -rf /x\"", "delete:r /x", "via rm eval")}},
+		{names: []string{"trap"}, model: (*call).trap,
+			examples: []example{ex("trap 'rm -rf ~/x' EXIT", "delete:r /home/u/x"), ex("trap - EXIT", "ncmd 1")}},
+		{names: []string{"source", "."}, model: (*call).source,
+			examples: []example{ex("source ./env.sh", "read /home/u/proj/env.sh", "exec /home/u/proj/env.sh")}},
+		{names: []string{"cd", "pushd", "popd"}, model: (*call).cd,
+			examples: []example{ex("cd /tmp && rm -rf x", "delete:r /tmp/x", "dir rm /tmp"), ex("cd && rm x", "delete /home/u/x")}},
+		{names: []string{"read", "mapfile", "readarray"}, model: (*call).readVars,
+			examples: []example{ex("read -r X; rm -rf \"$X\"", "delete:r ?")}},
+		{names: []string{"unset"}, model: func(k *call) {
+			for _, f := range k.args {
+				if f.known && !strings.HasPrefix(f.val, "-") {
+					k.st.vars[f.val] = variable{unset: true}
+				}
+			}
+
+		}, examples: []example{ex("unset HOME; rm -rf \"$HOME/x\"", "delete:r /x")}},
+		{names: []string{"alias"}, model: (*call).aliasDef,
+			examples: []example{ex("alias ls='rm -rf ~'", "delete:r /home/u")}},
+		// programs that take names without reading or changing what they name
+		{names: []string{"echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname", "pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "unalias", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr", "break", "continue", "wait", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts", "let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime", "free", "df", "ps", "mkfifo"}, model: inert,
+			examples: []example{ex("echo ~/.ssh/id_rsa", "!read"), ex("which rm", "!read", "!delete")}},
+	}
+}
+
+func (k *call) source() {
+	if len(k.args) == 0 {
+		return
+	}
+	f := k.args[0]
+	if f.proc {
+		if f.remote {
+			k.remoteExec(k.name + " runs a script fetched from the network")
+		}
+		return
+	}
+	if f.known && (f.val == "/dev/stdin" || f.val == "-") {
+		k.stdinCode(true)
+		return
+	}
+	k.script(f, false)
+	k.runWritten(f, "sh")
+}
+
+// cd tracks the working directory.
+func (k *call) cd() {
+	st := k.st
+	p := parseOpts(k.args, spec{})
+	switch k.name {
+	case "popd":
+		if n := len(st.dirStack); n > 0 {
+			st.dir = st.dirStack[n-1]
+			st.dirStack = st.dirStack[:n-1]
+			if st.dir == "" {
+				st.dirWhy = "popd returns to a directory that is not known"
+			}
+		} else {
+			st.setDir("", "popd with an empty directory stack")
+		}
+		return
+	case "pushd":
+		if len(p.ops) == 0 {
+			if n := len(st.dirStack); n > 0 {
+				st.dir, st.dirStack[n-1] = st.dirStack[n-1], st.dir
+			} else {
+				st.setDir("", "pushd without a directory")
+			}
+			return
+		}
+		st.dirStack = append(st.dirStack, st.dir)
+	}
+	if len(p.ops) == 0 {
+		if st.ctr != nil && st.ctr.ownEnv {
+			if h := k.a.lookup(st, "HOME"); h.known && strings.HasPrefix(h.val, "/") {
+				st.dir = path.Clean(h.val)
+			} else {
+				st.setDir("", "cd to the container's home directory, which is not known")
+			}
+		} else if k.a.opts.Home != "" {
+			st.dir = path.Clean(k.a.opts.Home)
+		} else {
+			st.setDir("", "cd to the home directory, which is not known")
+		}
+		return
+	}
+	d := p.ops[0]
+	if d.known && (d.val == "-" || strings.HasPrefix(d.val, "+") || strings.HasPrefix(d.val, "-")) {
+		st.setDir("", "cd "+d.val+" goes to a directory not known at check time")
+		return
+	}
+	e, ok := k.a.target(st, Read, d, false)
+	if !ok || e.Unknown {
+		st.setDir("", "cd to "+d.text(k.c)+": "+orDefault(e.Reason, "directory not known at check time"))
+		return
+	}
+	st.dir = e.Target
+}
+
+func (k *call) readVars() {
+	p := parseOpts(k.args, spec{arg: "adeinNptuCc", long: []string{}})
+	for _, o := range p.opts {
+		if o.name == "a" && o.has && o.val.known {
+			k.st.vars[o.val.val] = variable{f: unknownField("variable $" + o.val.val + " is read from input")}
+		}
+	}
+	names := p.ops
+	if len(names) == 0 && k.name == "read" {
+		names = []field{lit("REPLY")}
+	}
+	if len(names) == 0 {
+		names = []field{lit("MAPFILE")}
+	}
+	for _, f := range names {
+		if f.known {
+			u := unknownField("variable $" + f.val + " is read from input")
+			u.remote = k.c.stdin.remote
+			k.st.vars[f.val] = variable{f: u}
+		}
+	}
+}
+
+// aliasDef records alias NAME=VALUE definitions. Whether the shell expands
+// aliases (interactive shells, shopt -s expand_aliases) is not known, so a
+// later command NAME is judged as VALUE: a line that redefines ls to delete
+// home is judged by what it would do where aliases are on.
+func (k *call) aliasDef() {
+	for _, f := range k.args {
+		if !f.known {
+			continue
+		}
+		name, val, ok := strings.Cut(f.val, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if k.a.aliases == nil {
+			k.a.aliases = map[string]string{}
+		}
+		k.a.aliases[name] = val
+		// a shell that lives on (a terminal) runs the value whenever the
+		// name is typed later, in lines judged on their own: the value is
+		// judged now, as the code it is
+		k.nested(lit(val), "alias "+name, nil, true)
+	}
+}
+
+// expandAlias analyses a command whose name is an alias as the alias value
+// followed by its arguments (an alias is not expanded again inside itself).
+func (k *call) expandAlias(name, val string) {
+	k.wrapper = true
+	code := joinCode(k.args)
+	if !code.known {
+		code = field{val: val, known: true}
+	} else if code.val != "" {
+		code.val = val + " " + code.val
+	} else {
+		code.val = val
+	}
+	if k.a.aliasBusy == nil {
+		k.a.aliasBusy = map[string]string{}
+	}
+	k.a.aliasBusy[name] = val
+	defer delete(k.a.aliasBusy, name)
+	k.nested(field{val: code.val, known: true, pos: k.argv[0].pos, end: k.argv[len(k.argv)-1].end}, "alias "+name, nil, true)
+}
+
+// trap: `trap ACTION SIGNAL...` runs ACTION later (on the signal, at EXIT,
+// on ERR, before every command with DEBUG), in this shell: it is judged as
+// that code. `trap`, `trap -p`, `trap -l`, `trap - SIG` and `trap ” SIG`
+// run nothing; a lone number resets that signal.
+func (k *call) trap() {
+	args := k.args
+	for len(args) > 0 && args[0].known && strings.HasPrefix(args[0].val, "-") && args[0].val != "-" {
+		if args[0].val == "--" {
+			args = args[1:]
+			break
+		}
+		if args[0].val == "-p" || args[0].val == "-l" || args[0].val == "-P" {
+			return
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return
+	}
+	action := args[0]
+	if action.known && (action.val == "-" || action.val == "") {
+		return
+	}
+	if action.known && len(args) == 1 && isUnsigned(action.val) {
+		return
+	}
+	k.nested(action, "trap", nil, true)
+}
+
+func isUnsigned(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

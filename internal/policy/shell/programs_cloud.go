@@ -1,0 +1,131 @@
+package shell
+
+import (
+	"strings"
+)
+
+// cloudPrograms declares containers, clusters and cloud providers.
+func cloudPrograms() []program {
+	return []program{
+		{names: []string{"docker", "podman", "nerdctl"}, model: (*call).docker,
+			examples: []example{ex("docker push r/i", "tag publish"), ex("docker run --privileged i", "tag container.host")}},
+		{names: []string{"docker-compose", "podman-compose"}, model: func(k *call) {
+			k.compose(k.args, k.name)
+		}, examples: []example{ex("docker-compose run web rm -rf /x", "cmd rm")}},
+		{names: []string{"kubectl", "oc"}, model: func(k *call) {
+			if sc := k.subcommand(spec{arg: "nsc", long: []string{"namespace", "context", "cluster", "kubeconfig", "user", "server"}}); sc == "delete" || sc == "drain" {
+				k.tag(TagRemoteDelete)
+			}
+		}, examples: []example{ex("kubectl -n prod delete pod x", "tag remote.delete"), ex("kubectl get pods", "!tag remote.delete")}},
+		{names: []string{"helm"}, model: func(k *call) {
+			if sc := k.subcommand(spec{arg: "n", long: []string{"namespace", "kube-context", "kubeconfig"}}); sc == "uninstall" || sc == "delete" || sc == "del" || sc == "un" {
+				k.tag(TagRemoteDelete)
+			} else if sc == "push" {
+				k.tag(TagPublish)
+			}
+		}, examples: []example{ex("helm uninstall web", "tag remote.delete"), ex("helm push c.tgz oci://r", "tag publish")}},
+		{names: []string{"terraform", "tofu", "terragrunt", "pulumi", "cdk"}, model: func(k *call) {
+			sc := k.subcommand(spec{})
+			if sc == "destroy" || (sc == "apply" || sc == "up") && hasArg(k.args, "-destroy", "--destroy") {
+				k.tag(TagRemoteDelete)
+			}
+		}, examples: []example{ex("terraform destroy", "tag remote.delete"), ex("terraform apply -destroy", "tag remote.delete"), ex("terraform plan", "!tag remote.delete")}},
+		{names: []string{"aws"}, model: (*call).aws,
+			examples: []example{ex("aws s3 rm s3://b --recursive", "tag remote.delete"), ex("aws s3 cp ~/.aws/credentials s3://b/x", "read:r /home/u/.aws/credentials", "tag network.upload")}},
+		{names: []string{"gsutil"}, model: func(k *call) {
+			if sc := k.subcommand(spec{arg: "ohp"}); sc == "rm" || sc == "rb" {
+				k.tag(TagRemoteDelete)
+			}
+		}, examples: []example{ex("gsutil -m rm -r gs://b", "tag remote.delete")}},
+		{names: []string{"gcloud", "az", "doctl", "heroku", "flyctl", "fly", "vercel", "netlify", "firebase"}, model: func(k *call) {
+			n := k.name
+			for _, f := range k.args {
+				if f.known && (f.val == "delete" || f.val == "destroy" || f.val == "remove" || f.val == "rm" || f.val == "apps:destroy") {
+					k.tag(TagRemoteDelete)
+				}
+			}
+			if n == "vercel" || n == "netlify" || n == "firebase" {
+				for _, f := range k.args {
+					if f.known && (f.val == "deploy" || f.val == "--prod") {
+						k.tag(TagPublish)
+					}
+				}
+			}
+		}, examples: []example{ex("gcloud compute instances delete vm", "tag remote.delete"), ex("vercel deploy --prod", "tag publish")}},
+	}
+}
+
+func (k *call) docker() {
+	p := parseOpts(k.args, spec{arg: "cHl", long: []string{"context", "host", "log-level", "config", "tlscacert", "tlscert", "tlskey",
+		"connection", "identity", "url", "module", "root", "runroot", "storage-driver", "cgroup-manager", "events-backend", "network-cmd-path", "tmpdir"}, stop: true})
+	if len(p.ops) == 0 {
+		return
+	}
+	ops := p.ops
+	if ops[0].val == "container" && len(ops) > 1 {
+		ops = ops[1:]
+	}
+	switch sc := ops[0].val; sc {
+	case "run", "create":
+		k.containerRun(ops[1:], k.name+" "+sc, false)
+		return
+	case "exec":
+		k.containerRun(ops[1:], k.name+" exec", true)
+		return
+	case "compose":
+		k.compose(ops[1:], k.name+" compose")
+		return
+	}
+	switch p.ops[0].val {
+	case "push":
+		k.tag(TagPublish)
+		k.attr("subcommand", "push")
+		if len(p.ops) > 1 {
+			k.net(p.ops[len(p.ops)-1])
+		}
+	case "pull":
+		if len(p.ops) > 1 {
+			k.net(p.ops[len(p.ops)-1])
+		}
+	}
+}
+
+// compose models docker compose / docker-compose: run and exec run a
+// command in a service's container, whose own mounts are not known.
+func (k *call) compose(args []field, label string) {
+	p := parseOpts(args, spec{arg: "fp", long: []string{"file", "project-name", "project-directory", "profile", "env-file", "ansi", "progress", "parallel"}, stop: true})
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return
+	}
+	switch sc := p.ops[0].val; sc {
+	case "run", "exec":
+		k.containerRun(p.ops[1:], label+" "+sc, true)
+	}
+}
+
+func (k *call) aws() {
+	p := parseOpts(k.args, spec{long: []string{"profile", "region", "output", "endpoint-url", "query"}, stop: true})
+	if len(p.ops) < 2 {
+		return
+	}
+	svc, op := p.ops[0].val, p.ops[1].val
+	if svc == "s3" && (op == "rm" || op == "rb") || strings.HasPrefix(op, "delete") || strings.HasPrefix(op, "terminate") || op == "remove" {
+		k.tag(TagRemoteDelete)
+	}
+	if svc == "s3" && (op == "cp" || op == "sync" || op == "mv") && len(p.ops) >= 4 {
+		src, dst := p.ops[2], p.ops[3]
+		if dst.known && strings.HasPrefix(dst.val, "s3://") && !(src.known && strings.HasPrefix(src.val, "s3://")) {
+			k.file(Read, src, true)
+			k.tag(TagUpload)
+			k.net(dst)
+		} else if src.known && strings.HasPrefix(src.val, "s3://") {
+			k.net(src)
+			if !(dst.known && strings.HasPrefix(dst.val, "s3://")) {
+				k.file(Write, dst, true)
+			}
+		}
+		if hasArg(k.args, "--delete") {
+			k.tag(TagRemoteDelete)
+		}
+	}
+}

@@ -1,0 +1,343 @@
+package shell
+
+import (
+	"strings"
+)
+
+// interpPrograms declares shells and language interpreters: code given inline, on stdin, or in a script file.
+func interpPrograms() []program {
+	return []program{
+		{names: []string{"perl"}, model: (*call).perl,
+			examples: []example{ex("perl -pi -e 's/a/b/' f", "write /home/u/proj/f"), ex("perl s.pl", "exec /home/u/proj/s.pl")}},
+		{names: []string{"node", "nodejs"}, model: interpreter("epr", "", "", "node"),
+			examples: []example{ex("node -e 'x'", "exec"), ex("node app.js", "exec /home/u/proj/app.js")}},
+		{names: []string{"ruby", "irb"}, model: interpreter("e", "", "rIC", "ruby"),
+			examples: []example{ex("ruby -I lib t.rb", "exec /home/u/proj/t.rb", "!exec /home/u/proj/lib")}},
+		{names: []string{"php"}, model: interpreter("r", "", "dcf", "php"),
+			examples: []example{ex("php -d x=1 s.php", "exec /home/u/proj/s.php")}},
+		{names: []string{"lua", "luajit", "Rscript", "R", "tclsh", "osascript", "julia", "ts-node", "tsx", "swift", "groovy", "scala", "elixir", "erl", "escript"}, model: interpreter("e", "", "l", ""),
+			examples: []example{ex("lua -l m s.lua", "exec /home/u/proj/s.lua", "!exec /home/u/proj/m")}},
+		{names: []string{"deno"}, model: (*call).deno,
+			examples: []example{ex("deno run -A x.ts", "exec /home/u/proj/x.ts"), ex("deno publish", "tag publish")}},
+		{names: []string{"pwsh", "powershell"}, model: interpreter("c", "", "f", ""),
+			examples: []example{ex("pwsh -c 'Get-ChildItem'", "exec")}},
+	}
+}
+
+func isShell(n string) bool {
+	switch n {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish", "tcsh", "csh", "yash", "posh", "ksh93", "pdksh", "oksh", "loksh", "hush":
+		return true
+	}
+	return false
+}
+
+func isPython(n string) bool {
+	if n == "pypy" || n == "pypy3" || n == "ipython" || n == "ipython3" {
+		return true
+	}
+	if !strings.HasPrefix(n, "python") {
+		return false
+	}
+	for _, c := range n[len("python"):] {
+		if (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// shell models sh/bash/zsh/...: -c code is re-parsed, a script file is
+// read and executed, stdin is analysed when known.
+func (k *call) shell() {
+	args := k.args
+	code, noexec := false, false
+	stdin := false
+	i := 0
+loop:
+	for ; i < len(args); i++ {
+		f := args[i]
+		v := f.val
+		if !f.known || len(v) < 2 || (v[0] != '-' && v[0] != '+') {
+			break
+		}
+		switch {
+		case v == "--":
+			i++
+			break loop
+		case strings.HasPrefix(v, "--"):
+			if v == "--rcfile" || v == "--init-file" {
+				i++
+			}
+			continue
+		}
+		for _, ch := range v[1:] {
+			switch ch {
+			case 'c':
+				code = true
+			case 's':
+				stdin = true
+			case 'n':
+				noexec = true
+			case 'o', 'O':
+				i++
+			}
+		}
+	}
+	ops := args[min(i, len(args)):]
+	for _, e := range k.cmd.Effects {
+		if e.Kind == Network {
+			k.remoteExec(k.name + " with its input or output connected to " + e.Target + " (reverse shell)")
+		}
+	}
+	switch {
+	case code:
+		if len(ops) == 0 {
+			return
+		}
+		k.eff(Effect{Kind: Exec, Reason: "inline code (" + k.name + " -c)"})
+		var pos []field
+		if len(ops) > 1 {
+			pos = ops[1:]
+		} else {
+			pos = []field{lit(k.name)}
+		}
+		k.nested(ops[0], k.name+" -c", pos, false)
+	case len(ops) > 0 && !stdin && !(ops[0].known && (ops[0].val == "-" || ops[0].val == "/dev/stdin")):
+		k.script(ops[0], noexec)
+		if !noexec {
+			k.runWritten(ops[0], "sh")
+		}
+	default:
+		k.stdinCode(true)
+	}
+}
+
+// script records running a script file.
+func (k *call) script(f field, readOnly bool) {
+	if f.proc {
+		if f.remote {
+			k.remoteExec(k.name + " runs a script fetched from the network")
+		}
+		k.eff(Effect{Kind: Exec, Reason: "process substitution"})
+		return
+	}
+	if f.known && (strings.HasPrefix(f.val, "http://") || strings.HasPrefix(f.val, "https://")) {
+		k.net(f)
+		k.remoteExec(k.name + " runs a script fetched from " + f.val)
+		return
+	}
+	k.file(Read, f, false)
+	if readOnly {
+		return
+	}
+	k.file(Exec, f, false)
+	if e, ok := k.a.target(k.st, Exec, f, false); ok && !e.Unknown && k.a.downloaded[e.Target] {
+		k.remoteExec(k.name + " runs " + e.Target + ", which was downloaded earlier in the command line")
+	}
+}
+
+// stdinCode handles an interpreter that reads its program from stdin.
+func (k *call) stdinCode(isSh bool) {
+	in := k.c.stdin
+	switch {
+	case in.remote:
+		k.eff(Effect{Kind: Exec, Reason: "code from stdin"})
+		k.remoteExec("code fetched from the network (" + orDefault(in.what, "download") + ") is piped into " + k.name)
+	case in.dynamic:
+		k.eff(Effect{Kind: Exec, Reason: "code from stdin"})
+		k.dynamicExec(k.name + " runs code from stdin not known at check time: " + in.what)
+	case in.literal && isSh:
+		k.eff(Effect{Kind: Exec, Reason: "code from stdin"})
+		via := k.name + " <<"
+		if in.pipeline != nil {
+			via = k.name + " stdin"
+		}
+		k.nested(lit(in.text), via, []field{lit(k.name)}, false)
+	}
+}
+
+// interp models interpreters: codeOpts take inline code, modOpts a module,
+// argOpts another value.
+func (k *call) interp(codeOpts, modOpts, argOpts, lang string) {
+	args := k.args
+	i := 0
+	var code *field
+	module := false
+loop:
+	for ; i < len(args); i++ {
+		f := args[i]
+		v := f.val
+		if !f.known || len(v) < 2 || v[0] != '-' {
+			break
+		}
+		if v == "--" {
+			i++
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			name, _, eq := strings.Cut(v[2:], "=")
+			switch name {
+			case "eval", "print", "command":
+				if !eq && i+1 < len(args) {
+					i++
+					c := args[i]
+					code = &c
+				} else {
+					c := sub(f, v[strings.IndexByte(v, '=')+1:])
+					code = &c
+				}
+				i++
+				break loop
+			case "require", "import", "loader", "input-type", "experimental-loader", "conditions", "env-file", "title":
+				if !eq {
+					i++
+				}
+			}
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			ch := v[j : j+1]
+			switch {
+			case strings.Contains(codeOpts, ch):
+				var c field
+				if j+1 < len(v) {
+					c = sub(f, v[j+1:])
+				} else if i+1 < len(args) {
+					i++
+					c = args[i]
+				}
+				code = &c
+				i++
+				break loop
+			case modOpts != "" && strings.Contains(modOpts, ch):
+				module = true
+				var m field
+				if j+1 < len(v) {
+					m = sub(f, v[j+1:])
+				} else if i+1 < len(args) {
+					i++
+					m = args[i]
+				}
+				k.eff(Effect{Kind: Exec, Target: m.text(k.c), Reason: "module"})
+				i++
+				break loop
+			case strings.Contains(argOpts, ch):
+				if j+1 == len(v) {
+					i++
+				}
+				j = len(v)
+			}
+		}
+	}
+	switch {
+	case code != nil:
+		k.eff(Effect{Kind: Exec, Reason: "inline code (" + lang + ")"})
+		k.inlineCode(*code, lang)
+		if code.remote {
+			k.remoteExec(k.name + " runs code fetched from the network")
+		} else if !code.known {
+			k.dynamicExec(k.name + " runs code not known at check time: " + orDefault(code.reason, "dynamic"))
+		}
+	case module:
+	case i < len(args) && !(args[i].known && args[i].val == "-"):
+		k.script(args[i], false)
+		k.runWritten(args[i], lang)
+	default:
+		k.stdinCode(false)
+		if in := k.c.stdin; in.literal && !in.remote {
+			// the program is the known text on stdin (python3 - <<'EOF')
+			k.inlineCode(lit(in.text), lang)
+		}
+	}
+}
+
+func (k *call) deno() {
+	if len(k.args) == 0 {
+		return
+	}
+	switch k.args[0].val {
+	case "run":
+		p := parseOpts(k.args[1:], spec{long: []string{"config", "import-map", "lock", "cert", "location", "seed", "v8-flags", "inspect", "env-file"}, stop: true})
+		if len(p.ops) > 0 {
+			k.script(p.ops[0], false)
+		}
+	case "eval":
+		k.eff(Effect{Kind: Exec, Reason: "inline code (deno eval)"})
+	case "install", "add", "cache":
+		k.eff(Effect{Kind: Network, Target: "jsr.io"})
+	case "publish":
+		k.tag(TagPublish)
+	default:
+		if strings.HasSuffix(k.args[0].val, ".ts") || strings.HasSuffix(k.args[0].val, ".js") || strings.Contains(k.args[0].val, "://") {
+			k.script(k.args[0], false)
+		}
+	}
+}
+
+func (k *call) perl() {
+	args := k.args
+	inplace := false
+	loopMode := false
+	var code *field
+	i := 0
+	for ; i < len(args); i++ {
+		f := args[i]
+		v := f.val
+		if !f.known || len(v) < 2 || v[0] != '-' {
+			break
+		}
+		if v == "--" {
+			i++
+			break
+		}
+		for j := 1; j < len(v); j++ {
+			switch v[j] {
+			case 'e', 'E':
+				var c field
+				if j+1 < len(v) {
+					c = sub(f, v[j+1:])
+				} else if i+1 < len(args) {
+					i++
+					c = args[i]
+				}
+				code = &c
+				j = len(v)
+			case 'i':
+				inplace = true
+				j = len(v)
+			case 'n', 'p':
+				loopMode = true
+			case 'I', 'M', 'm', 'F', 'l', '0', 'C', 'x', 'd', 'D':
+				if j+1 == len(v) && (v[j] == 'I' || v[j] == 'M') && i+1 < len(args) {
+					i++
+				}
+				j = len(v)
+			}
+		}
+	}
+	rest := args[min(i, len(args)):]
+	if code == nil {
+		if len(rest) == 0 {
+			k.stdinCode(false)
+			if in := k.c.stdin; in.literal && !in.remote {
+				k.inlineCode(lit(in.text), "perl")
+			}
+			return
+		}
+		k.script(rest[0], false)
+		k.runWritten(rest[0], "perl")
+		return
+	}
+	k.eff(Effect{Kind: Exec, Reason: "inline code (perl)"})
+	k.inlineCode(*code, "perl")
+	if code.remote {
+		k.remoteExec("perl runs code fetched from the network")
+	}
+	switch {
+	case inplace:
+		k.files(Write, rest, false)
+	case loopMode:
+		k.files(Read, rest, false)
+	}
+}

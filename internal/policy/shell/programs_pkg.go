@@ -1,0 +1,162 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// pkgPrograms declares package managers, build tools and coding agents.
+func pkgPrograms() []program {
+	return []program{
+		{names: []string{"npm", "pnpm", "yarn", "bun", "cnpm"}, model: (*call).jsPM,
+			examples: []example{ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules"), ex("npm run build", "exec package.json script")}},
+		{names: []string{"cargo"}, model: func(k *call) {
+			k.subcmdTags(map[string]string{"publish": TagPublish}, "crates.io")
+			k.pkgInstall("cargo", "crates.io", "install", "add", "fetch", "update", "build")
+		}, examples: []example{ex("cargo publish", "tag publish"), ex("cargo build", "tag package.install")}},
+		{names: []string{"twine"}, model: func(k *call) {
+			k.subcmdTags(map[string]string{"upload": TagPublish, "register": TagPublish}, "upload.pypi.org")
+		}, examples: []example{ex("twine upload dist/*", "tag publish", "net upload.pypi.org")}},
+		{names: []string{"gem"}, model: func(k *call) {
+			k.subcmdTags(map[string]string{"push": TagPublish, "yank": TagPublish}, "rubygems.org")
+			k.pkgInstall("gem", "rubygems.org", "install", "update")
+		}, examples: []example{ex("gem push x.gem", "tag publish"), ex("gem install rails", "tag package.install")}},
+		{names: []string{"poetry", "uv", "flit", "hatch", "pdm", "rye"}, model: func(k *call) {
+			n := k.name
+			k.subcmdTags(map[string]string{"publish": TagPublish}, "upload.pypi.org")
+			if n == "uv" && len(k.args) > 1 && k.args[0].val == "pip" && k.args[1].val == "install" {
+				k.tag(TagPackageInstall)
+				k.attr("manager", "uv")
+				k.eff(Effect{Kind: Network, Target: "pypi.org"})
+			}
+			k.pkgInstall(n, "pypi.org", "add", "install", "sync", "lock")
+			if n == "uv" && len(k.args) > 0 && k.args[0].val == "run" {
+				k.inner(parseOpts(k.args[1:], spec{arg: "p", long: []string{"with", "python", "project", "directory", "env-file", "package", "extra", "group"}, stop: true}).ops, "uv run", nil, nil)
+			}
+			if n == "poetry" && len(k.args) > 0 && k.args[0].val == "run" {
+				k.inner(k.args[1:], "poetry run", nil, nil)
+			}
+		}, examples: []example{ex("uv pip install x", "tag package.install", "attr manager=uv"), ex("poetry run rm -rf /x", "delete:r /x")}},
+		{names: []string{"uvx", "pipx"}, model: func(k *call) {
+			n := k.name
+			args := k.args
+			if n == "pipx" {
+				if len(args) == 0 || args[0].val != "run" {
+					k.pkgInstall("pipx", "pypi.org", "install", "upgrade")
+					return
+				}
+				args = args[1:]
+			}
+			k.eff(Effect{Kind: Network, Target: "pypi.org"})
+			k.inner(parseOpts(args, spec{long: []string{"from", "with", "python", "spec"}, stop: true}).ops, n, nil, nil)
+		}, examples: []example{ex("uvx ruff check", "net pypi.org", "cmd ruff"), ex("pipx install black", "tag package.install")}},
+		{names: []string{"pip", "pip3", "pip2"}, model: func(k *call) {
+			k.pkgInstall("pip", "pypi.org", "install", "download", "wheel")
+			if p := parseOpts(k.args, spec{arg: "rcet", long: []string{"requirement", "constraint", "editable", "target", "index-url", "extra-index-url", "find-links"}}); true {
+				k.files(Read, p.all("r", "requirement", "c", "constraint"), false)
+			}
+		}, examples: []example{ex("pip install -r req.txt", "tag package.install", "read /home/u/proj/req.txt")}},
+		{names: []string{"apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak", "nix-env", "conda", "mamba", "choco", "winget"}, model: func(k *call) {
+			n := k.name
+			k.pkgInstall(n, n, "install", "upgrade", "update", "reinstall", "add", "dist-upgrade", "full-upgrade", "-S", "-Syu", "-Sy")
+		}, examples: []example{ex("apt-get install -y jq", "tag package.install", "attr manager=apt-get"), ex("pacman -Syu", "tag package.install"), ex("apt list", "!tag package.install")}},
+		{names: []string{"claude"}, model: func(k *call) {
+			k.claude()
+			k.mentions()
+		}},
+		{names: []string{"go"}, model: func(k *call) {
+			k.pkgInstall("go", "proxy.golang.org", "install", "get", "mod")
+			if len(k.args) > 1 && k.args[0].known && k.args[0].val == "run" {
+				k.goRun()
+			}
+			if len(k.args) > 0 && k.args[0].known && (k.args[0].val == "build" || k.args[0].val == "install") {
+				k.goBuild()
+			}
+		}, examples: []example{ex("go install golang.org/x/tools/cmd/goimports@latest", "tag package.install"), ex("go vet ./...", "!tag package.install")}},
+		{names: []string{"mvn", "gradle", "gradlew", "sbt"}, model: func(k *call) {
+			for _, f := range k.args {
+				if f.known && (f.val == "deploy" || f.val == "publish" || strings.HasPrefix(f.val, "publish")) {
+					k.tag(TagPublish)
+				}
+			}
+		}, examples: []example{ex("mvn deploy", "tag publish"), ex("gradle build", "!tag publish")}},
+		{names: []string{"dotnet", "nuget"}, model: func(k *call) {
+			for _, f := range k.args {
+				if f.known && f.val == "push" {
+					k.tag(TagPublish)
+				}
+			}
+
+		}, examples: []example{ex("dotnet nuget push p.nupkg", "tag publish")}},
+	}
+}
+
+func (k *call) subcmdTags(tags map[string]string, host string) {
+	sc := k.subcommand(spec{})
+	if t, ok := tags[sc]; ok {
+		k.tag(t)
+		k.attr("subcommand", sc)
+		k.eff(Effect{Kind: Network, Target: host})
+	}
+}
+
+func (k *call) pkgInstall(manager, host string, subs ...string) {
+	sc := k.subcommand(spec{})
+	if !contains(subs, sc) {
+		// pacman -S style
+		found := false
+		for _, f := range k.args {
+			if f.known && strings.HasPrefix(f.val, "-S") && contains(subs, "-S") {
+				found = true
+			}
+		}
+		if !found {
+			return
+		}
+	}
+	k.tag(TagPackageInstall)
+	k.attr("manager", manager)
+	k.eff(Effect{Kind: Network, Target: host})
+}
+
+func (k *call) jsPM() {
+	p := parseOpts(k.args, spec{arg: "C", long: []string{"prefix", "cwd", "dir", "filter", "workspace", "registry"}, stop: true})
+	if len(p.ops) == 0 {
+		if k.name == "yarn" || k.name == "bun" {
+			k.tag(TagPackageInstall)
+			k.attr("manager", k.name)
+			k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
+		}
+		return
+	}
+	sc := p.ops[0].val
+	rest := p.ops[1:]
+	if k.name == "yarn" && sc == "npm" && len(rest) > 0 {
+		sc = rest[0].val
+		rest = rest[1:]
+	}
+	switch sc {
+	case "publish", "unpublish", "deprecate":
+		k.tag(TagPublish)
+		k.attr("subcommand", sc)
+		k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
+	case "install", "i", "add", "ci", "update", "up", "upgrade", "in", "isntall":
+		k.tag(TagPackageInstall)
+		k.attr("manager", k.name)
+		k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
+		if k.st.dir != "" {
+			k.eff(Effect{Kind: Write, Target: path.Join(k.st.dir, "node_modules"), Recursive: true})
+		}
+	case "exec", "x", "dlx":
+		k.npx(rest, k.name+" "+sc)
+	case "run", "run-script", "test", "start", "t":
+		k.eff(Effect{Kind: Exec, Target: "package.json script", Reason: "runs a package.json script"})
+		if k.name == "bun" && sc == "run" && len(rest) > 0 && rest[0].known && (strings.HasSuffix(rest[0].val, ".ts") || strings.HasSuffix(rest[0].val, ".js")) {
+			k.script(rest[0], false)
+		}
+	default:
+		if k.name == "bun" && (strings.HasSuffix(sc, ".ts") || strings.HasSuffix(sc, ".js") || strings.HasSuffix(sc, ".tsx")) {
+			k.script(p.ops[0], false)
+		}
+	}
+}
