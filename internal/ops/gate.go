@@ -31,6 +31,10 @@ type Caller struct {
 	// person even when the policy allows them (the control door's
 	// security.requireApproval); it is the reason shown.
 	RequireApproval string
+	// OwnResult says the caller records the call's one tool.result itself
+	// (warden's agent, with the content its model is shown): the
+	// operation then records none.
+	OwnResult bool
 }
 
 // ErrDenied reports an operation the policy, or a person, refused. The
@@ -131,8 +135,12 @@ func (w *Workspace) GateShell(ctx context.Context, c Caller, description string,
 	return w.Gate(ctx, c, "", "bash", map[string]any{"command": shell.Join(argv...), "description": description}, destructive)
 }
 
-// Record records the outcome of an operation that changed something.
+// Record records the outcome of an operation that changed something
+// (nothing when the caller records its own: Caller.OwnResult).
 func (w *Workspace) Record(ctx context.Context, c Caller, tool string, err error) {
+	if c.OwnResult {
+		return
+	}
 	ok := err == nil
 	data := event.ToolResultData{CallID: c.CallID, Tool: tool, Success: &ok, Extra: maps.Clone(c.Extra)}
 	if err != nil {

@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/store"
+)
+
+// history is one session's log as the engine reads it: its events and
+// what they say about the session.
+type history struct {
+	id     string
+	events []event.Event
+
+	model     string
+	workspace string
+	parent    string
+	depth     int
+	forkedOf  *ForkData
+	deleted   bool
+	turns     int
+	usage     provider.Usage // the session's own steps and its subagents'
+	lastInput int64          // input tokens the provider reported last
+	// open are the tool calls of the last message.assistant steps that
+	// have no tool.result, in call order
+	open []provider.ToolCall
+	// busy says the last turn began (message.user) and did not end
+	// (session.status idle)
+	busy bool
+	// compaction is the latest context.compaction marker
+	compaction *CompactionData
+}
+
+// readHistory reads session id from the log. A session that warden's agent
+// did not start, or that was deleted, is ErrSessionNotFound.
+func (e *Engine) readHistory(ctx context.Context, id string) (*history, error) {
+	if id == "" {
+		return nil, fmt.Errorf("%w: sessionId is empty", ErrSessionNotFound)
+	}
+	evs, err := e.core.Events(ctx, store.Filter{Session: id})
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	h, err := foldHistory(id, evs)
+	if err != nil {
+		return nil, err
+	}
+	if h.deleted {
+		return nil, fmt.Errorf("%w: %s was deleted", ErrSessionNotFound, id)
+	}
+	return h, nil
+}
+
+// foldHistory derives a history from a session's events.
+func foldHistory(id string, evs []event.Event) (*history, error) {
+	if len(evs) == 0 || evs[0].Source != Source || (evs[0].Type != event.SessionStart && evs[0].Type != event.SessionFork) {
+		return nil, fmt.Errorf("%w: %s", ErrSessionNotFound, id)
+	}
+	h := &history{id: id, events: evs}
+	results := map[string]bool{}
+	var calls []provider.ToolCall
+	for _, ev := range evs {
+		switch ev.Type {
+		case event.SessionStart:
+			d, err := event.DataOf[StartData](ev)
+			if err != nil {
+				return nil, err
+			}
+			if h.forkedOf == nil || h.model == "" {
+				h.model, h.workspace, h.depth = d.Model, d.WorkingDirectory, d.Depth
+			}
+			if d.Parent != "" && h.forkedOf == nil {
+				h.parent = d.Parent
+			}
+		case event.SessionFork:
+			d, err := event.DataOf[ForkData](ev)
+			if err != nil {
+				return nil, err
+			}
+			if h.forkedOf == nil {
+				h.forkedOf = &d
+				h.model, h.workspace, h.depth = d.Model, d.WorkingDirectory, d.Depth
+			}
+		case event.SessionEnd:
+			h.deleted = true
+		case event.SessionStatus:
+			d, _ := event.DataOf[StatusData](ev)
+			if d.Model != "" {
+				h.model = d.Model
+			}
+			if d.Status == "idle" {
+				h.busy = false
+			}
+		case event.MessageUser:
+			h.turns++
+			h.busy = true
+		case event.MessageAssistant:
+			d, err := event.DataOf[AssistantData](ev)
+			if err != nil {
+				return nil, err
+			}
+			h.usage = h.usage.Add(d.TokenUsage)
+			if d.TokenUsage.InputTokens > 0 {
+				h.lastInput = d.TokenUsage.InputTokens
+			}
+			calls = append(calls, provider.Message{Parts: d.Parts}.ToolCalls()...)
+		case event.ToolResult:
+			d, _ := event.DataOf[ResultData](ev)
+			if d.CallID != "" {
+				results[d.CallID] = true
+			}
+		case event.SubagentComplete:
+			d, _ := event.DataOf[SubagentData](ev)
+			if d.ParentSessionID == id && d.TokenUsage != nil {
+				h.usage = h.usage.Add(*d.TokenUsage)
+			}
+		case event.ContextCompaction:
+			d, err := event.DataOf[CompactionData](ev)
+			if err == nil {
+				h.compaction = &d
+			}
+		}
+	}
+	for _, c := range calls {
+		if !results[c.ID] {
+			h.open = append(h.open, c)
+		}
+	}
+	return h, nil
+}
+
+// lastSeq is the seq of the session's newest event.
+func (h *history) lastSeq() int64 {
+	if len(h.events) == 0 {
+		return 0
+	}
+	return h.events[len(h.events)-1].Seq
+}
+
+// errIs reports whether err is one of targets.
+func errIs(err error, targets ...error) bool {
+	for _, t := range targets {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	return false
+}

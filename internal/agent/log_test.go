@@ -1,0 +1,190 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/core/coretest"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/ops"
+	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/store"
+	"github.com/warden-dev/warden/internal/workspace"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type logFixture struct {
+	core *core.Core
+	eng  *Engine
+	root string
+}
+
+// newLogFixture is an engine over a real core and operations layer, with
+// no provider: for what the engine does from the log alone.
+func newLogFixture(t *testing.T, dir string) *logFixture {
+	t.Helper()
+	root := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := coretest.New(t, coretest.Options{Dir: dir})
+	reg, err := workspace.Open(filepath.Join(dir, "workspaces.json"), workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reg.Add(root); err != nil && !strings.Contains(err.Error(), "already") {
+		t.Fatal(err)
+	}
+	svc, err := ops.New(ops.Options{Core: c, Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	e, err := New(Options{Core: c, Ops: svc, Models: provider.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return &logFixture{core: c, eng: e, root: root}
+}
+
+func call(id, name, args string) provider.Part {
+	return provider.Part{Type: provider.PartToolCall, ToolCall: &provider.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}}
+}
+
+// seed writes a session as the engine would have left it when warden was
+// killed mid-step: one call answered, one still running.
+func (f *logFixture) seed(t *testing.T, id string) []event.Event {
+	t.Helper()
+	evs, err := f.core.Record(t.Context(),
+		ev(id, f.root, event.SessionStart, StartData{WorkingDirectory: f.root, Model: "openai/m", Provider: "openai"}),
+		ev(id, f.root, event.MessageUser, UserData{Content: "the task", Turn: 1}),
+		ev(id, f.root, event.SessionStatus, StatusData{Status: "busy", Turn: 1}),
+		ev(id, f.root, event.MessageAssistant, AssistantData{Parts: []provider.Part{call("c1", "read", `{"path":"a"}`), call("c2", "shell", `{"command":"sleep 60"}`)}, Model: "openai/m", Turn: 1, Step: 1}),
+		ev(id, f.root, event.ToolResult, ResultData{CallID: "c1", ToolID: "c1", Tool: "read", Content: "A", Outcome: "ok"}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func TestStartClosesCallsLeftOpen(t *testing.T) {
+	dir := t.TempDir()
+	f := newLogFixture(t, dir)
+	f.seed(t, "ag_s1")
+	if err := f.eng.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := f.core.Events(t.Context(), store.Filter{Session: "ag_s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []ResultData
+	for _, x := range evs {
+		if x.Type == event.ToolResult {
+			d, _ := event.DataOf[ResultData](x)
+			results = append(results, d)
+		}
+	}
+	if len(results) != 2 || results[1].CallID != "c2" || results[1].Outcome != "interrupted" || !results[1].IsError {
+		t.Fatalf("results = %+v, want c2 closed as interrupted", results)
+	}
+	last, _ := event.DataOf[StatusData](evs[len(evs)-1])
+	if evs[len(evs)-1].Type != event.SessionStatus || last.Status != "idle" || last.StopReason != "interrupted" {
+		t.Fatalf("last event %s %s, want session.status idle/interrupted", evs[len(evs)-1].Type, evs[len(evs)-1].Data)
+	}
+	// a second start (another restart) finds nothing open
+	if err := f.eng.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := f.core.Events(t.Context(), store.Filter{Session: "ag_s1"})
+	if len(again) != len(evs) {
+		t.Fatalf("second Start wrote %d events", len(again)-len(evs))
+	}
+	// the view answers every call, in call order
+	h, err := f.eng.readHistory(t.Context(), "ag_s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := f.eng.buildView(h, nil)
+	if n := len(v.Messages); n != 4 || v.Messages[2].Parts[0].ToolResult.CallID != "c1" || v.Messages[3].Parts[0].ToolResult.CallID != "c2" {
+		t.Fatalf("view = %+v", v.Messages)
+	}
+}
+
+func TestForkInsideAnOpenCall(t *testing.T) {
+	f := newLogFixture(t, t.TempDir())
+	evs := f.seed(t, "ag_src")
+	// fork at the assistant's step: both calls are open there
+	at := evs[3]
+	nid, err := f.eng.Fork(t.Context(), "ag_src", at.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.core.Events(t.Context(), store.Filter{Session: nid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Type != event.SessionFork {
+		t.Fatalf("first event %s, want session.fork", got[0].Type)
+	}
+	fd, _ := event.DataOf[ForkData](got[0])
+	if fd.SourceSessionID != "ag_src" || fd.SourceEventID != at.ID || fd.Model != "openai/m" {
+		t.Fatalf("fork data %+v", fd)
+	}
+	for i, x := range got {
+		if x.Seq != int64(i+1) {
+			t.Fatalf("seq %d at %d: not gapless", x.Seq, i)
+		}
+		if i > 0 && x.ID != got[i-1].ID+1 {
+			t.Fatalf("ids %d, %d: the fork was not one transaction", got[i-1].ID, x.ID)
+		}
+	}
+	// session.fork, 4 copies, 2 "not executed" results, idle
+	var notRun []string
+	for _, x := range got {
+		if x.Type == event.ToolResult {
+			d, _ := event.DataOf[ResultData](x)
+			if d.Content != "not executed (fork point)" {
+				t.Fatalf("result %+v", d)
+			}
+			notRun = append(notRun, d.CallID)
+		}
+	}
+	if strings.Join(notRun, ",") != "c1,c2" || len(got) != 8 {
+		t.Fatalf("not executed %v in %d events", notRun, len(got))
+	}
+	// the source is untouched, and the fork stands alone
+	s, err := f.eng.Get(t.Context(), nid)
+	if err != nil || s.ForkedFrom == nil || s.Turns != 1 {
+		t.Fatalf("Get(fork) = %+v, %v", s, err)
+	}
+	if _, err := f.eng.Fork(t.Context(), "ag_src", 999999); !errIs(err, ErrInvalid) {
+		t.Fatalf("fork at a foreign event: %v", err)
+	}
+	if _, err := f.eng.Fork(t.Context(), "nope", 0); !errIs(err, ErrSessionNotFound) {
+		t.Fatalf("fork of no session: %v", err)
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	for _, tc := range []struct {
+		pat, p string
+		want   bool
+	}{
+		{"*.go", "a/b/c.go", true}, {"*.go", "c.txt", false}, {"**/*.go", "c.go", true},
+		{"**/*.go", "a/b/c.go", true}, {"a/*.go", "a/b/c.go", false}, {"a/**", "a/b/c.go", true},
+	} {
+		if got := globMatch(tc.pat, tc.p); got != tc.want {
+			t.Errorf("globMatch(%q, %q) = %v", tc.pat, tc.p, got)
+		}
+	}
+}

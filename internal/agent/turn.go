@@ -1,0 +1,378 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/ops"
+	"github.com/warden-dev/warden/internal/provider"
+)
+
+// Stop reasons of a turn.
+const (
+	StopEnd          = "end"              // the model answered without tool calls
+	StopStepLimit    = "step_limit"       // Options.MaxSteps steps ran
+	StopRepeated     = "repeated_call"    // the model repeated the previous step's calls
+	StopOverflow     = "context_overflow" // the view does not fit and cannot be compacted
+	StopAborted      = "aborted"          // agent.abort (or warden shutting down)
+	StopError        = "error"            // the provider failed
+	StopOutputLimit  = "max_tokens"       // the output limit cut the answer
+	errAbortedReason = "aborted"
+)
+
+// errAborted is the cause of a turn's context when it is aborted.
+var errAborted = errors.New("aborted")
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	SessionID  string         `json:"sessionId"`
+	Turn       int            `json:"turn"`
+	StopReason string         `json:"stopReason"`
+	Steps      int            `json:"steps"`
+	TokenUsage provider.Usage `json:"tokenUsage"`
+	// Text is the final answer's text.
+	Text  string `json:"text"`
+	Error string `json:"error,omitempty"`
+}
+
+// Message runs a turn of session id with the user's content and returns
+// once it has ended (its events and notices come as it runs). A session
+// running a turn answers ErrBusy. The turn goes on when ctx ends (the
+// client went away); only Abort (or Close) stops it.
+func (e *Engine) Message(ctx context.Context, id, content string, attachments []Attachment) (TurnResult, error) {
+	return e.message(ctx, id, UserData{Content: content, Attachments: attachments})
+}
+
+// Respond is the person's answer to what the assistant asked at the end
+// of its last turn: a turn like Message, recorded as a message.user of
+// kind "respond".
+func (e *Engine) Respond(ctx context.Context, id, response string) (TurnResult, error) {
+	return e.message(ctx, id, UserData{Content: response, Kind: "respond"})
+}
+
+func (e *Engine) message(ctx context.Context, id string, u UserData) (TurnResult, error) {
+	if strings.TrimSpace(u.Content) == "" {
+		return TurnResult{}, fmt.Errorf("%w: the message is empty", ErrInvalid)
+	}
+	r, h, err := e.begin(ctx, id, e.ctx)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	u.Turn = h.turns + 1
+	e.wg.Go(func() { e.turn(r, h, u) })
+	select {
+	case <-r.done:
+		return r.result, r.err
+	case <-ctx.Done():
+		return TurnResult{}, ctx.Err()
+	}
+}
+
+// begin claims session id for a turn: ErrBusy when one runs.
+func (e *Engine) begin(ctx context.Context, id string, parent context.Context) (*run, *history, error) {
+	h, err := e.readHistory(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, nil, errors.New("warden is shutting down")
+	}
+	if _, busy := e.runs[id]; busy {
+		return nil, nil, ErrBusy
+	}
+	rctx, cancel := context.WithCancelCause(parent)
+	r := &run{cancel: cancel, done: make(chan struct{}), started: time.Now()}
+	e.runs[id] = r
+	r.ctx = rctx
+	return r, h, nil
+}
+
+// Abort stops the turn session id is running and returns once its
+// teardown is done (every call has its result, the stream and the
+// processes have ended); false when no turn was running.
+func (e *Engine) Abort(ctx context.Context, id string) bool {
+	e.mu.Lock()
+	r := e.runs[id]
+	e.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	r.cancel(errAborted)
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+	}
+	return true
+}
+
+// turn runs one turn to its end and releases the session.
+func (e *Engine) turn(r *run, h *history, u UserData) {
+	defer func() {
+		e.mu.Lock()
+		delete(e.runs, h.id)
+		e.mu.Unlock()
+		r.cancel(nil)
+		close(r.done)
+	}()
+	ctx := r.ctx
+	res := TurnResult{SessionID: h.id, Turn: u.Turn}
+	if _, err := e.record(ctx, ev(h.id, h.workspace, event.MessageUser, u), ev(h.id, h.workspace, event.SessionStatus, StatusData{Status: "busy", Turn: u.Turn})); err != nil {
+		r.err = err
+		return
+	}
+	e.notify(h.id, "session.status", map[string]any{"sessionId": h.id, "status": "busy"})
+	stop, err := e.steps(ctx, h.id, u.Turn, &res)
+	if err != nil && stop == "" {
+		stop = StopError
+	}
+	if context.Cause(ctx) == errAborted || (e.ctx.Err() != nil && ctx.Err() != nil) {
+		stop, err = StopAborted, nil
+	}
+	res.StopReason = stop
+	st := StatusData{Status: "idle", StopReason: stop, Turn: u.Turn, TokenUsage: &res.TokenUsage}
+	if err != nil {
+		res.Error = err.Error()
+		st.Error = res.Error
+	}
+	evs := []event.Event{ev(h.id, h.workspace, event.SessionStatus, st)}
+	if err != nil && !errors.Is(err, ErrContextOverflow) {
+		evs = append(evs, ev(h.id, h.workspace, event.SessionError, map[string]string{"error": err.Error()}))
+	}
+	if _, rerr := e.record(ctx, evs...); rerr != nil {
+		e.log.Error("could not record the end of a turn", "session", h.id, "err", rerr)
+	}
+	e.notify(h.id, "agent.turn_complete", map[string]any{"sessionId": h.id, "tokenUsage": res.TokenUsage, "stopReason": stop, "turn": u.Turn})
+	e.notify(h.id, "session.status", map[string]any{"sessionId": h.id, "status": "idle"})
+	r.result = res
+	if errors.Is(err, ErrContextOverflow) {
+		r.err = err
+	}
+}
+
+// steps runs the step loop of one turn; it returns the stop reason.
+func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult) (string, error) {
+	var lastSig string
+	for step := 1; ; step++ {
+		if ctx.Err() != nil {
+			return StopAborted, nil
+		}
+		if step > e.opts.MaxSteps {
+			return StopStepLimit, nil
+		}
+		h, err := e.readHistory(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		p, model, err := e.opts.Models.Resolve(h.model)
+		if err != nil {
+			return "", err
+		}
+		tools := e.toolSet(h.depth)
+		v := e.buildView(h, nil)
+		window, reserve := e.window(ctx, p, model, h.model)
+		if estimate(v, defs(tools)) > window-reserve {
+			if _, err := e.compact(ctx, h, p, model, window-reserve, false); err != nil {
+				return StopOverflow, err
+			}
+			if h, err = e.readHistory(ctx, id); err != nil {
+				return "", err
+			}
+			v = e.buildView(h, nil)
+		}
+		req := provider.Request{Model: model, System: v.System, Messages: v.Messages, Tools: defs(tools), MaxTokens: reserve}
+		resp, err := p.Stream(ctx, req, func(d provider.Delta) {
+			switch d.Kind {
+			case provider.DeltaText:
+				e.notify(id, "agent.text_delta", map[string]any{"sessionId": id, "delta": d.Text})
+			case provider.DeltaThinking:
+				e.notify(id, "agent.thinking_delta", map[string]any{"sessionId": id, "delta": d.Text})
+			}
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return StopAborted, nil
+			}
+			if errors.Is(err, provider.ErrContextOverflow) {
+				return StopOverflow, fmt.Errorf("%w: %w", ErrContextOverflow, err)
+			}
+			return StopError, fmt.Errorf("model %s: %w", h.model, err)
+		}
+		res.Steps = step
+		res.TokenUsage = res.TokenUsage.Add(resp.Usage)
+		res.Text = resp.Message.Text()
+		parts := resp.Message.Parts
+		if parts == nil {
+			parts = []provider.Part{}
+		}
+		if _, err := e.record(ctx, ev(id, h.workspace, event.MessageAssistant, AssistantData{
+			Content: res.Text, Parts: parts, TokenUsage: resp.Usage, StopReason: string(resp.StopReason),
+			Model: h.model, Turn: turn, Step: step, Warning: resp.Warning,
+		})); err != nil {
+			return StopError, err
+		}
+		if h.parent != "" {
+			e.progress(ctx, h, turn, step)
+		}
+		calls := resp.Message.ToolCalls()
+		if len(calls) == 0 {
+			if resp.StopReason == provider.StopMaxTokens {
+				return StopOutputLimit, nil
+			}
+			return StopEnd, nil
+		}
+		sig := signature(calls)
+		if sig == lastSig {
+			e.refuseAll(ctx, h, calls, "not run: the same call(s) as the previous step; warden stopped the turn so it does not loop")
+			return StopRepeated, nil
+		}
+		lastSig = sig
+		var sub provider.Usage
+		e.runCalls(ctx, h, tools, calls, &sub)
+		res.TokenUsage = res.TokenUsage.Add(sub)
+		if ctx.Err() != nil {
+			return StopAborted, nil
+		}
+	}
+}
+
+// window returns the model's window and the output reserved in it.
+func (e *Engine) window(ctx context.Context, p provider.Provider, model, id string) (window, reserve int) {
+	reserve = e.opts.MaxOutput
+	if e.opts.ContextWindow != nil {
+		window = e.opts.ContextWindow(id)
+	}
+	if window == 0 {
+		if info, err := p.Info(ctx, model); err == nil {
+			window = info.ContextWindow
+			if info.MaxOutput > 0 && info.MaxOutput < reserve {
+				reserve = info.MaxOutput
+			}
+		}
+	}
+	if window == 0 {
+		window = DefaultContextWindow
+	}
+	if reserve > window/2 {
+		reserve = window / 2
+	}
+	return window, reserve
+}
+
+func signature(calls []provider.ToolCall) string {
+	var b strings.Builder
+	for _, c := range calls {
+		b.WriteString(c.Name + "\x00" + string(c.Arguments) + "\x00")
+	}
+	return b.String()
+}
+
+// refuseAll gives every call a result without running it.
+func (e *Engine) refuseAll(ctx context.Context, h *history, calls []provider.ToolCall, why string) {
+	for _, c := range calls {
+		e.result(ctx, h, c, why, true, "not_executed", time.Now())
+	}
+}
+
+// runCalls runs one step's tool calls: consecutive read-only calls side by
+// side, every other call alone, in the model's order. Every call gets
+// exactly one tool.result.
+func (e *Engine) runCalls(ctx context.Context, h *history, tools map[string]tool, calls []provider.ToolCall, usage *provider.Usage) {
+	var mu sync.Mutex
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if tools[calls[i].Name].readOnly {
+			for j < len(calls) && tools[calls[j].Name].readOnly {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for _, c := range calls[i:j] {
+			wg.Go(func() {
+				var u provider.Usage
+				e.runCall(ctx, h, tools, c, &u)
+				mu.Lock()
+				*usage = usage.Add(u)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		i = j
+	}
+}
+
+// runCall gates and runs one call and records its one result.
+func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool, c provider.ToolCall, usage *provider.Usage) {
+	start := time.Now()
+	if ctx.Err() != nil {
+		// arrived after the abort: never runs
+		e.result(ctx, h, c, "aborted before it ran", true, "aborted", start)
+		return
+	}
+	e.notify(h.id, "agent.tool_start", map[string]any{"sessionId": h.id, "toolName": c.Name, "toolId": c.ID})
+	ws, err := e.opts.Ops.Workspace(h.workspace)
+	if err != nil {
+		e.result(ctx, h, c, "warden cannot serve this workspace: "+err.Error(), true, "error", start)
+		return
+	}
+	caller := ops.Caller{Source: Source, Session: h.id, CallID: c.ID, OwnResult: true,
+		Extra: map[string]any{"toolId": c.ID, "name": c.Name, "arguments": string(c.Arguments)}}
+	t, known := tools[c.Name]
+	args, aerr := argsMap(c.Arguments)
+	switch {
+	case !known:
+		err = ws.Refuse(ctx, caller, "", c.Name, map[string]any{"arguments": string(c.Arguments)}, "warden.agent-unknown-tool",
+			fmt.Errorf("unknown tool %q (the tools are: %s)", c.Name, strings.Join(toolNames(tools), ", ")))
+	case aerr != nil:
+		err = ws.Refuse(ctx, caller, "", c.Name, map[string]any{"arguments": string(c.Arguments)}, "warden.agent-bad-arguments", aerr)
+	}
+	if err != nil {
+		e.result(ctx, h, c, err.Error(), true, "error", start)
+		return
+	}
+	tc := &toolCtx{e: e, ws: ws, caller: caller, h: h, call: c, usage: usage}
+	out, err := t.run(ctx, tc, args)
+	var denied *ops.DeniedError
+	var pre *preGateError
+	switch {
+	case ctx.Err() != nil:
+		e.result(ctx, h, c, fmt.Sprintf("aborted after %s; side effects may have happened", since(start)), true, "aborted", start)
+	case errors.As(err, &denied):
+		e.result(ctx, h, c, "denied by warden: "+denied.Verdict.Reason, true, "denied", start)
+	case errors.As(err, &pre):
+		// refused before the gate saw it: still in the log as a refusal
+		_ = ws.Refuse(ctx, caller, "", c.Name, args, pre.Rule, pre.Err)
+		e.result(ctx, h, c, "refused by warden: "+err.Error(), true, "denied", start)
+	case err != nil:
+		e.result(ctx, h, c, err.Error(), true, "error", start)
+	default:
+		e.result(ctx, h, c, out, false, "ok", start)
+	}
+}
+
+func toolNames(ts map[string]tool) []string {
+	var out []string
+	for n := range ts {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// result records a call's one tool.result and announces it.
+func (e *Engine) result(ctx context.Context, h *history, c provider.ToolCall, content string, isErr bool, outcome string, start time.Time) {
+	d := ResultData{CallID: c.ID, ToolID: c.ID, Tool: c.Name, Content: content, IsError: isErr, Outcome: outcome, Duration: time.Since(start).Milliseconds()}
+	if _, err := e.record(ctx, ev(h.id, h.workspace, event.ToolResult, d)); err != nil {
+		e.log.Error("could not record a tool result", "session", h.id, "call", c.ID, "err", err)
+		return
+	}
+	e.notify(h.id, "agent.tool_end", map[string]any{"sessionId": h.id, "toolId": c.ID, "toolName": c.Name,
+		"result": map[string]any{"content": content, "isError": isErr, "outcome": outcome, "duration": d.Duration}})
+}
