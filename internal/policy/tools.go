@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/warden-dev/warden/internal/policy/shell"
@@ -52,7 +53,11 @@ var toolKinds = map[string]toolKind{
 }
 
 // pathKeys are the argument names file tools put a path in.
-var pathKeys = []string{"filePath", "file_path", "path", "notebook_path", "absolute_path", "filename", "file", "target_file", "dir_path", "directory"}
+var pathKeys = []string{"filePath", "file_path", "path", "notebook_path", "absolute_path", "filename", "file", "target_file", "dir_path", "directory", "source", "destination"}
+
+// workdirKeys are the argument names shell tools put the directory the
+// command runs in (OpenCode's and Codex's workdir, Gemini CLI's directory).
+var workdirKeys = []string{"workdir", "cwd", "working_directory", "directory", "dir"}
 
 // call is a call normalised for matching.
 type call struct {
@@ -83,7 +88,32 @@ func toolKindOf(name string, args map[string]any) toolKind {
 	if _, ok := args["command"]; ok && looksLikeShell(lower) {
 		return kindShell
 	}
+	if _, ok := serverFileTool(lower); ok {
+		return kindMCP
+	}
 	return kindOther
+}
+
+// serverFileTool is the file-tool kind of a tool named SERVER_TOOL after
+// one of the filesystem MCP server's tools (OpenCode names MCP tools
+// server_tool, without Claude Code's mcp__ prefix): filesystem_write_file
+// writes like the write tool.
+func serverFileTool(lower string) (toolKind, bool) {
+	for name, k := range mcpServerFileTools {
+		if len(lower) > len(name)+1 && strings.HasSuffix(lower, name) && lower[len(lower)-len(name)-1] == '_' {
+			return k, true
+		}
+	}
+	return kindOther, false
+}
+
+// mcpServerFileTools are the filesystem MCP server's tools, which other
+// servers' tools are not named like.
+var mcpServerFileTools = map[string]toolKind{
+	"read_file": kindRead, "read_text_file": kindRead, "read_media_file": kindRead, "read_multiple_files": kindRead,
+	"get_file_info": kindRead, "write_file": kindWrite, "edit_file": kindEdit, "create_directory": kindWrite,
+	"move_file": kindWrite, "list_directory": kindList, "list_directory_with_sizes": kindList,
+	"directory_tree": kindList, "search_files": kindGrep,
 }
 
 func looksLikeShell(name string) bool {
@@ -127,6 +157,24 @@ func normalise(c Call) call {
 	if ws == "" {
 		ws = cwd // unknown workspace: the cwd stands in for it
 	}
+	if n.kind == kindShell {
+		// the directory the shell tool runs the command in is part of the call
+		for _, key := range workdirKeys {
+			wd, _ := c.Args[key].(string)
+			if wd == "" {
+				continue
+			}
+			switch {
+			case filepath.IsAbs(wd):
+				cwd = filepath.Clean(wd)
+			case cwd != "" && !strings.HasPrefix(wd, "~"):
+				cwd = filepath.Join(cwd, wd)
+			default:
+				cwd = "" // relative to nothing known, or a home warden reads later
+			}
+			break
+		}
+	}
 	n.cwd, n.rawWS, n.ws = cwd, ws, ws
 	n.input = inputOf(n.effK, c.Args)
 	return n
@@ -140,6 +188,9 @@ func normalise(c Call) call {
 func mcpFileKind(tool string) toolKind {
 	i := strings.LastIndex(tool, "__")
 	if i < 0 {
+		if k, ok := serverFileTool(tool); ok {
+			return k
+		}
 		return kindMCP
 	}
 	name := tool[i+2:]
@@ -147,6 +198,9 @@ func mcpFileKind(tool string) toolKind {
 		return k
 	}
 	if k, ok := toolKinds[name]; ok && k != kindShell {
+		return k
+	}
+	if k, ok := mcpServerFileTools[name]; ok {
 		return k
 	}
 	return kindMCP
@@ -157,6 +211,7 @@ var mcpFileTools = map[string]toolKind{
 	"read_text_file": kindRead, "read_media_file": kindRead, "read_multiple_files": kindRead,
 	"get_file_info": kindRead, "write_text_file": kindWrite, "create_directory": kindWrite,
 	"directory_tree": kindList, "list_directory_with_sizes": kindList, "search_files": kindGrep,
+	"move_file": kindWrite,
 }
 
 // inputOf is the call's one-line input: command, path or URL.
@@ -205,6 +260,19 @@ func commandOf(args map[string]any) string {
 	return ""
 }
 
+// pathArgs are every distinct path the call names under any path key: a
+// tool reads the key it knows, which need not be the one warden would
+// pick first, so each is judged (a decoy filePath beside file_path).
+func pathArgs(args map[string]any) []string {
+	var out []string
+	for _, k := range pathKeys {
+		if s, ok := args[k].(string); ok && s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func pathArg(args map[string]any) string {
 	for _, k := range pathKeys {
 		if s, ok := args[k].(string); ok && s != "" {
@@ -240,9 +308,10 @@ func absPath(p, cwd, home string) (string, bool) {
 		if cwd == "" {
 			return "", false
 		}
-		p = filepath.Join(cwd, p)
+		p = cwd + "/" + p
 	}
-	return filepath.Clean(p), true
+	// as the kernel resolves it: link/../x climbs from the link's target
+	return shell.KernelPath(p, resolvePath), true
 }
 
 // fileEffects are the effects of a non-shell tool call.
@@ -250,6 +319,10 @@ func fileEffects(n *call, home string) []shell.Effect {
 	mk := func(kind shell.Kind, p string, recursive bool) shell.Effect {
 		if p == "" {
 			return shell.Effect{Kind: kind, Unknown: true, Reason: "the tool call names no path", Recursive: recursive}
+		}
+		if strings.ContainsRune(p, 0) {
+			// no file system takes it; what a tool makes of it is not known
+			return shell.Effect{Kind: kind, Unknown: true, Reason: "the path holds a NUL byte", Recursive: recursive}
 		}
 		abs, ok := absPath(p, n.cwd, home)
 		if !ok {
@@ -260,16 +333,25 @@ func fileEffects(n *call, home string) []shell.Effect {
 	args := n.Args
 	switch n.effK {
 	case kindRead:
-		if ps := pathList(args); len(ps) > 0 && pathArg(args) == "" {
-			out := make([]shell.Effect, 0, len(ps))
-			for _, p := range ps {
-				out = append(out, mk(shell.Read, p, false))
-			}
-			return out
+		ps := append(pathArgs(args), pathList(args)...)
+		if len(ps) == 0 {
+			return []shell.Effect{mk(shell.Read, "", false)}
 		}
-		return []shell.Effect{mk(shell.Read, pathArg(args), false)}
+		out := make([]shell.Effect, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, mk(shell.Read, p, false))
+		}
+		return out
 	case kindWrite, kindEdit:
-		return []shell.Effect{mk(shell.Write, pathArg(args), false)}
+		ps := pathArgs(args)
+		if len(ps) == 0 {
+			return []shell.Effect{mk(shell.Write, "", false)}
+		}
+		out := make([]shell.Effect, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, mk(shell.Write, p, false))
+		}
+		return out
 	case kindList:
 		p := pathArg(args)
 		if p == "" {

@@ -22,7 +22,7 @@ import (
 const harness = `
 const { WardenMonitor } = await import(process.argv[2])
 const hooks = await WardenMonitor({ project: { name: "p" }, directory: "/w", worktree: "/w" })
-const output = { args: { command: "ls -la", description: "list" } }
+const output = { args: { command: "ls -la", description: "list", workdir: "/w/sub" } }
 try {
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s1", callID: "c1" }, output)
   console.log(JSON.stringify({ ran: true, args: output.args }))
@@ -62,6 +62,34 @@ func runPlugin(t *testing.T, dataDir, url string) outcome {
 		t.Fatalf("harness output %q: %v (%s)", out.String(), err, errb.String())
 	}
 	return o
+}
+
+// The bash tool's workdir reaches warden as it is: the directory a command
+// runs in is part of what the command does (rm -rf x in ~ is not rm -rf x
+// in the workspace).
+func TestPluginSendsWorkdir(t *testing.T) {
+	data := t.TempDir()
+	keys, err := proof.EnsureKeys(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Args map[string]any `json:"args"`
+	}
+	srv := httptest.NewServer(proof.SignAnswers(proof.DoorMonitor, keys.Signer, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := json.NewDecoder(r.Body).Decode(&sent); err != nil {
+			t.Errorf("body: %v", err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"block":false}`)
+	})))
+	defer srv.Close()
+	if o := runPlugin(t, data, srv.URL+"/agent-monitor"); !o.Ran {
+		t.Fatalf("outcome %+v", o)
+	}
+	if sent.Args["workdir"] != "/w/sub" || sent.Args["command"] != "ls -la" || sent.Args["description"] != "string" {
+		t.Fatalf("args sent: %v", sent.Args)
+	}
 }
 
 // The plugin runs a call only on an answer signed with the key in warden's

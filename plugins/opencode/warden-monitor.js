@@ -90,7 +90,9 @@ function verifyProof(key, nonce, status, body, proof) {
 }
 
 // sanitizeArgs follows the spec: bash commands as their first 100
-// characters, file paths and search patterns as-is, every other argument as
+// characters, file paths (the bash tool's workdir among them: the directory
+// a command runs in is part of what it does) and search patterns as-is,
+// every other argument as
 // its type name only. The whole command travels separately in
 // "commandFull" (a warden extension), so no dangerous tail can hide behind a
 // harmless head.
@@ -99,7 +101,7 @@ function sanitizeArgs(tool, args) {
   for (const [key, value] of Object.entries(args || {})) {
     if (key === "command" && typeof value === "string") {
       out.command = value.slice(0, SPEC_COMMAND_LIMIT)
-    } else if ((key === "filePath" || key === "path" || key === "pattern" || key === "url") && typeof value === "string") {
+    } else if ((key === "filePath" || key === "path" || key === "pattern" || key === "url" || key === "workdir") && typeof value === "string") {
       out[key] = value
     } else if (value === null) {
       out[key] = "null"

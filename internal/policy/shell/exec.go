@@ -350,14 +350,14 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 	}
 	var abs string
 	if strings.HasPrefix(v, "/") {
-		abs = path.Clean(v)
+		abs = a.physical(v)
 	} else {
 		if st.dir == "" {
 			e.Unknown = true
 			e.Reason = "relative path " + v + " in an unknown directory: " + st.dirWhy
 			return e, true
 		}
-		abs = path.Join(st.dir, v)
+		abs = a.physical(st.dir + "/" + v)
 	}
 	if len(a.links) > 0 {
 		abs = a.throughLinks(abs, f.glob || strings.HasSuffix(v, "/") || strings.HasSuffix(v, "/."))
@@ -380,6 +380,49 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 		e.Glob = path.Join(abs, globRest)
 	}
 	return e, true
+}
+
+// physical cleans the absolute path raw as the kernel resolves it (see
+// KernelPath), with Options.Resolve.
+func (a *analyzer) physical(raw string) string {
+	return KernelPath(raw, a.opts.Resolve)
+}
+
+// KernelPath cleans the absolute path raw as the kernel resolves it: a ".."
+// that follows a named component climbs from where that component really
+// is (its symlink's target), which only resolve can know; without resolve
+// (nil) the path is cleaned lexically. The last component is kept as
+// written (rm of a link removes the link), unless it is "." or "..".
+func KernelPath(raw string, resolve func(string) string) string {
+	if resolve == nil || !climbsAfterName(raw) {
+		return path.Clean(raw)
+	}
+	dir, base := path.Split(raw)
+	if base == ".." || base == "." || base == "" {
+		return path.Clean(resolve(raw)) // the whole path names a directory
+	}
+	return path.Join(resolve(dir), base)
+}
+
+// climbsAfterName reports whether p has a ".." component after a component
+// that is a name (not "." or ".."), the case lexical cleaning gets wrong
+// when that name is a symlink.
+func climbsAfterName(p string) bool {
+	named := false
+	for p != "" {
+		var c string
+		c, p, _ = strings.Cut(p, "/")
+		switch c {
+		case "", ".":
+		case "..":
+			if named {
+				return true
+			}
+		default:
+			named = true
+		}
+	}
+	return false
 }
 
 // throughLinks follows the symlinks made earlier in the line: a path below

@@ -62,8 +62,26 @@ func (k *call) source() {
 	k.runWritten(f, "sh")
 }
 
-// cd tracks the working directory.
+// cd tracks the working directory as bash does: a bare cd goes home,
+// cd - to $OLDPWD (which every cd sets), cd -P resolves symlinks (so
+// link/.. is the parent of the link's target) while plain cd treats ".."
+// lexically, and a relative name may be found through $CDPATH.
 func (k *call) cd() {
+	st := k.st
+	old := st.dir
+	oldWhy := st.dirWhy
+	k.cdTo()
+	if st.dir == old && st.dirWhy == oldWhy {
+		return
+	}
+	if old != "" {
+		st.vars["OLDPWD"] = variable{f: lit(old), exported: true}
+	} else {
+		st.vars["OLDPWD"] = variable{f: unknownField("the previous directory is not known: " + oldWhy), exported: true}
+	}
+}
+
+func (k *call) cdTo() {
 	st := k.st
 	p := parseOpts(k.args, spec{})
 	switch k.name {
@@ -96,16 +114,28 @@ func (k *call) cd() {
 			} else {
 				st.setDir("", "cd to the container's home directory, which is not known")
 			}
-		} else if k.a.opts.Home != "" {
-			st.dir = path.Clean(k.a.opts.Home)
+		} else if h := k.a.lookup(st, "HOME"); h.known && strings.HasPrefix(h.val, "/") {
+			st.dir = path.Clean(h.val)
 		} else {
 			st.setDir("", "cd to the home directory, which is not known")
 		}
 		return
 	}
 	d := p.ops[0]
+	if d.known && d.val == "-" && k.name == "cd" {
+		if o := k.a.lookup(st, "OLDPWD"); o.known && strings.HasPrefix(o.val, "/") {
+			st.dir = path.Clean(o.val)
+		} else {
+			st.setDir("", "cd - goes to $OLDPWD, which is not known at check time")
+		}
+		return
+	}
 	if d.known && (d.val == "-" || strings.HasPrefix(d.val, "+") || strings.HasPrefix(d.val, "-")) {
 		st.setDir("", "cd "+d.val+" goes to a directory not known at check time")
+		return
+	}
+	if why := k.cdpath(d); why != "" {
+		st.setDir("", why)
 		return
 	}
 	e, ok := k.a.target(st, Read, d, false)
@@ -113,7 +143,48 @@ func (k *call) cd() {
 		st.setDir("", "cd to "+d.text(k.c)+": "+orDefault(e.Reason, "directory not known at check time"))
 		return
 	}
+	physical := p.has("P") && !p.has("L")
+	switch {
+	case physical && k.a.opts.Resolve != nil:
+		e.Target = path.Clean(k.a.opts.Resolve(e.Target))
+	case !physical && d.known && !d.glob && len(k.a.links) == 0:
+		// plain cd: ".." removes the previous component as written
+		if strings.HasPrefix(d.val, "/") {
+			e.Target = path.Clean(d.val)
+		} else if st.dir != "" {
+			e.Target = path.Join(st.dir, d.val)
+		}
+	}
 	st.dir = e.Target
+}
+
+// cdpath says why cd's directory is not known when $CDPATH may lead a
+// relative name elsewhere ("" when it cannot): bash tries each CDPATH
+// entry before the current directory, and which of them holds the name is
+// only known at run time.
+func (k *call) cdpath(d field) string {
+	if !d.known || d.val == "" || strings.HasPrefix(d.val, "/") || d.val == "." || d.val == ".." ||
+		strings.HasPrefix(d.val, "./") || strings.HasPrefix(d.val, "../") {
+		return ""
+	}
+	cp, prefixed := k.ro.env["CDPATH"] // CDPATH=... cd x
+	if !prefixed {
+		if set, known := k.a.isSet(k.st, "CDPATH"); known && !set {
+			return ""
+		} else if _, inLine := k.st.vars["CDPATH"]; !known && !inLine {
+			return "" // an inherited CDPATH is not known; bash's default is none
+		}
+		cp = k.a.lookup(k.st, "CDPATH")
+	}
+	if !cp.known {
+		return "cd " + d.val + " may be found through $CDPATH, which is not known at check time"
+	}
+	for _, dir := range strings.Split(cp.val, ":") {
+		if dir != "" && dir != "." && path.Clean(dir) != k.st.dir {
+			return "cd " + d.val + " may be found through $CDPATH (" + cp.val + ") rather than in the current directory"
+		}
+	}
+	return ""
 }
 
 func (k *call) readVars() {

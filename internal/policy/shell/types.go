@@ -112,6 +112,13 @@ type Options struct {
 	// by one of these paths is warden whatever its name (it is always
 	// warden by the name "warden").
 	Warden []string
+	// Resolve, when set, resolves the symlinks of an absolute path as the
+	// kernel does, component by component, so ".." after a symlink is the
+	// parent of the link's target (link/../x is not ./x when link leads
+	// elsewhere). The analyser does no I/O itself: without Resolve, paths
+	// are cleaned lexically. It is used for paths that climb with ".."
+	// after a named component, and for cd -P.
+	Resolve func(path string) string
 }
 
 // Tags for recognised operations (Command.Tags) and findings (Finding.Tag).
