@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/fakemodel/anthropic"
 	"github.com/warden-dev/warden/internal/fakemodel/openai"
+	"github.com/warden-dev/warden/internal/testtools"
 )
 
 // agentRow is one row of `warden agents --json`.
@@ -45,19 +47,6 @@ func agentsJSON(t *testing.T, data string) map[string]agentRow {
 		m[r.Workspace] = r
 	}
 	return m
-}
-
-// waitFor polls cond until it holds (or fails the test after limit).
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 func gitWorkspace(t *testing.T, dir string) string {
@@ -301,14 +290,18 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 		t.Fatalf("agents table:\n%s", out)
 	}
 
-	// A prompt moves alpha busy, then idle; beta stays as it was.
+	// A prompt moves alpha busy, then idle; beta stays as it was. (Each
+	// wait below is on the log: the supervisor records every status move
+	// of a workspace as agent.status.)
+	log := followLog(t, data)
 	session := prompt(t, a.Port, "", "say hello")
-	waitFor(t, 60*time.Second, "alpha busy then idle", func() bool {
-		moves := strings.Join(statusChanges(t, data, wsA), " ")
-		return strings.Contains(moves, "busy") && strings.HasSuffix(moves, "idle") && agentsJSON(t, data)[wsA].Status == "idle"
-	})
-	if got := agentsJSON(t, data)[wsA].Session; got != session {
-		t.Fatalf("alpha session %q, want %q", got, session)
+	log.next(60*time.Second, "alpha busy", statusTo(wsA, "busy"))
+	log.next(60*time.Second, "alpha idle after the prompt", statusTo(wsA, "idle"))
+	if moves := strings.Join(statusChanges(t, data, wsA), " "); !strings.Contains(moves, "busy") || !strings.HasSuffix(moves, "idle") {
+		t.Fatalf("alpha's status moves: %s", moves)
+	}
+	if got := agentsJSON(t, data)[wsA]; got.Status != "idle" || got.Session != session {
+		t.Fatalf("alpha %+v, want idle in session %q", got, session)
 	}
 	if moves := statusChanges(t, data, wsB); strings.Contains(strings.Join(moves, " "), "busy") {
 		t.Fatalf("beta moved: %v", moves)
@@ -316,28 +309,34 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 
 	// OpenCode's own "ask" becomes a warden approval; approving it in
 	// warden lets the command run.
+	beforeAsk := log.at
 	prompt(t, a.Port, session, "RUN-BASH please")
-	waitFor(t, 60*time.Second, "alpha waiting", func() bool { return agentsJSON(t, data)[wsA].Status == "waiting" })
-	var approvalID string
-	waitFor(t, 10*time.Second, "a warden approval for the permission", func() bool {
-		for _, ap := range pendingApprovals(t, data) {
-			if ap["source"] == "opencode/server" && ap["workspace"] == wsA {
-				approvalID, _ = ap["id"].(string)
-			}
-		}
-		return approvalID != ""
-	})
+	log.next(60*time.Second, "alpha waiting", statusTo(wsA, "waiting"))
+	bridged := func(e event.Event) bool { return e.Source == "opencode/server" && e.Workspace == wsA }
+	approvalID := approvalOf(t, waitEvent(t, data, beforeAsk, 10*time.Second, "a warden approval for the permission", approvalAsked(bridged)))
+	pending := false
+	for _, ap := range pendingApprovals(t, data) {
+		pending = pending || (ap["id"] == approvalID && ap["source"] == "opencode/server" && ap["workspace"] == wsA)
+	}
+	if !pending || agentsJSON(t, data)[wsA].Status != "waiting" {
+		t.Fatalf("approval %s pending: %v; alpha: %+v", approvalID, pending, agentsJSON(t, data)[wsA])
+	}
 	if _, err := os.Stat(filepath.Join(wsA, "ran.txt")); err == nil {
 		t.Fatal("the command ran before anyone approved it")
 	}
 	if out, errOut, code := warden(t, data, "", "approve", approvalID); code != 0 {
 		t.Fatalf("approve: %d %s %s", code, out, errOut)
 	}
-	waitFor(t, 60*time.Second, "the approved command to run", func() bool {
-		b, err := os.ReadFile(filepath.Join(wsA, "ran.txt"))
-		return err == nil && strings.TrimSpace(string(b)) == "approved"
-	})
-	waitFor(t, 60*time.Second, "alpha idle after the command", func() bool { return agentsJSON(t, data)[wsA].Status == "idle" })
+	// OpenCode runs the command itself, and warden records nothing of the
+	// file it writes: the turn's end (idle, after the tool's result went
+	// back to the model) is the nearest event.
+	log.next(60*time.Second, "alpha idle after the command", statusTo(wsA, "idle"))
+	if b, err := os.ReadFile(filepath.Join(wsA, "ran.txt")); err != nil || strings.TrimSpace(string(b)) != "approved" {
+		t.Fatalf("the approved command did not run: %q %v", b, err)
+	}
+	if got := agentsJSON(t, data)[wsA].Status; got != "idle" {
+		t.Fatalf("alpha after the command: %s", got)
+	}
 	// The user installed warden's plugin (`warden install opencode
 	// --global`): the supervised server loads it and, told where the
 	// monitor door is (WARDEN_MONITOR_URL), has the call judged by the
@@ -372,9 +371,19 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 			t.Logf("daemon:\n%s", d.stderr)
 		}
 	}()
-	waitFor(t, 60*time.Second, "the MCP status tool result", func() bool { return toolResultsMention(model, wsA) })
+	// The model's last request of a turn carries the tool's result, and
+	// the turn ends (idle) after the model answers it.
+	log.next(60*time.Second, "alpha busy with MCP-STATUS", statusTo(wsA, "busy"))
+	log.next(60*time.Second, "alpha idle after MCP-STATUS", statusTo(wsA, "idle"))
+	if !toolResultsMention(model, wsA) {
+		t.Fatal("the MCP status tool's result does not name the workspace")
+	}
 	prompt(t, a.Port, session, "MCP-DENIED")
-	waitFor(t, 60*time.Second, "the denied MCP call", func() bool { return toolResultsMention(model, "denied by warden") })
+	log.next(60*time.Second, "alpha busy with MCP-DENIED", statusTo(wsA, "busy"))
+	log.next(60*time.Second, "alpha idle after MCP-DENIED", statusTo(wsA, "idle"))
+	if !toolResultsMention(model, "denied by warden") {
+		t.Fatal("the denied MCP call's result does not say warden denied it")
+	}
 	for _, r := range model.Requests() {
 		if strings.Contains(lastUser(r), "MCP-") && toolNamed(r, "getStatus") == "" {
 			t.Fatalf("OpenCode did not offer warden's MCP tools to the model")
@@ -384,46 +393,42 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 	// A sub-agent runs in a child session: the workspace is busy while it
 	// works, idle after, and its session stays the root one.
 	prompt(t, a.Port, session, "RUN-TASK")
-	waitFor(t, 60*time.Second, "the sub-agent's turn", func() bool {
-		for _, r := range model.Requests() {
-			if strings.Contains(lastUser(r), "SUBAGENT-WORK") {
-				return true
-			}
+	log.next(60*time.Second, "alpha busy with RUN-TASK", statusTo(wsA, "busy"))
+	log.next(60*time.Second, "alpha idle after the sub-agent", statusTo(wsA, "idle"))
+	subTurn, answered := false, false
+	for _, r := range model.Requests() {
+		subTurn = subTurn || strings.Contains(lastUser(r), "SUBAGENT-WORK")
+		if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "tool" && strings.Contains(r.Messages[n-1].Text(), "sub-agent's answer") {
+			answered = true
 		}
-		return false
-	})
-	waitFor(t, 60*time.Second, "alpha idle after the sub-agent", func() bool {
-		for _, r := range model.Requests() {
-			if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "tool" && strings.Contains(r.Messages[n-1].Text(), "sub-agent's answer") {
-				return agentsJSON(t, data)[wsA].Status == "idle"
-			}
-		}
-		return false
-	})
-	if got := agentsJSON(t, data)[wsA].Session; got != session {
-		t.Fatalf("after the sub-agent the workspace's session is %q, want the root %q", got, session)
+	}
+	if !subTurn || !answered {
+		t.Fatalf("the sub-agent's turn reached the model: %v; its answer came back to the root: %v", subTurn, answered)
+	}
+	if got := agentsJSON(t, data)[wsA]; got.Status != "idle" || got.Session != session {
+		t.Fatalf("after the sub-agent: %+v, want idle in the root session %q", got, session)
 	}
 
 	// Killing OpenCode is noticed; it comes back on the same port and its
 	// status recovers. A permission pending at the crash is marked lost.
 	prompt(t, a.Port, session, "RUN-BASH again")
-	waitFor(t, 60*time.Second, "alpha waiting again", func() bool { return agentsJSON(t, data)[wsA].Status == "waiting" })
+	log.next(60*time.Second, "alpha waiting again", statusTo(wsA, "waiting"))
+	beforeKill := log.at
 	if err := syscall.Kill(a.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 90*time.Second, "OpenCode back on the same port", func() bool {
-		r := agentsJSON(t, data)[wsA]
-		return r.Running && r.PID != 0 && r.PID != a.PID && r.Port == a.Port && r.Status == "idle"
+	log.next(90*time.Second, "OpenCode's crash noticed", serverAction(wsA, "crashed"))
+	log.next(90*time.Second, "OpenCode started again", serverAction(wsA, "started"))
+	log.next(90*time.Second, "alpha idle on the new server", statusTo(wsA, "idle"))
+	if r := agentsJSON(t, data)[wsA]; !r.Running || r.PID == 0 || r.PID == a.PID || r.Port != a.Port || r.Status != "idle" {
+		t.Fatalf("OpenCode back: %+v, want running idle on port %d with a new pid (was %d)", r, a.Port, a.PID)
+	}
+	waitEvent(t, data, beforeKill, 30*time.Second, "the pending approval closed as lost", func(e event.Event) bool {
+		return e.Type == event.ApprovalResolved && strings.Contains(string(e.Data), `"outcome":"lost"`)
 	})
-	waitFor(t, 30*time.Second, "the pending approval closed as lost", func() bool {
-		out, _, _ := warden(t, data, "", "events", "--json")
-		for _, e := range parseEvents(t, out) {
-			if e.Type == "approval.resolved" && strings.Contains(string(e.Data), `"outcome":"lost"`) {
-				return len(pendingApprovals(t, data)) == 0
-			}
-		}
-		return false
-	})
+	if n := len(pendingApprovals(t, data)); n != 0 {
+		t.Fatalf("%d approvals still pending after the lost one", n)
+	}
 	out, _, _ = warden(t, data, "", "events", "--json")
 	var actions []string
 	for _, e := range parseEvents(t, out) {
@@ -465,21 +470,22 @@ func TestAgentsSuperviseOpenCode(t *testing.T) {
 	if after.Port != before.Port || after.PID == before.PID {
 		t.Fatalf("restart: before %+v after %+v", before, after)
 	}
+	// The restart's own start is recorded (off the reply's path): the next
+	// start waited for is the new daemon's.
+	log.next(30*time.Second, "the restart recorded", serverAction(wsA, "started"))
 	d.stop()
 	if err := syscall.Kill(after.PID, 0); err == nil {
 		t.Fatal("OpenCode outlived the daemon")
 	}
 	d2 := startDaemonIn(t, data, dir, env)
-	waitFor(t, 60*time.Second, "alpha started again with the daemon", func() bool {
-		rows := agentsJSON(t, data)
-		return rows[wsA].Running && !rows[wsB].Running
-	})
+	log.next(60*time.Second, "alpha started again with the daemon", serverAction(wsA, "started"))
+	if rows := agentsJSON(t, data); !rows[wsA].Running || rows[wsB].Running {
+		t.Fatalf("after the daemon's restart: alpha %+v, beta %+v", rows[wsA], rows[wsB])
+	}
 	// A daemon killed outright takes its servers with it.
 	orphan := agentsJSON(t, data)[wsA].PID
 	d2.kill9()
-	waitFor(t, 15*time.Second, "OpenCode to end with the killed daemon", func() bool {
-		return syscall.Kill(orphan, 0) != nil
-	})
+	testtools.WaitExit(t, orphan, 15*time.Second)
 }
 
 func TestWorkspaceCommands(t *testing.T) {
@@ -491,13 +497,18 @@ func TestWorkspaceCommands(t *testing.T) {
 	// `agents --watch --json` prints the table again on every change.
 	watch := exec.Command(binary, "agents", "--watch", "--json", "--data-dir", data)
 	watch.Env = isolatedEnv(t, filepath.Join(dir, "home"))
-	var watched syncBuffer
+	var watched logBuffer
 	watch.Stdout = &watched
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
-	waitFor(t, 10*time.Second, "the first table", func() bool { return strings.Count(watched.String(), "\n") >= 1 })
+	watchExited := make(chan struct{})
+	var watchErr error
+	go func() { watchErr = watch.Wait(); close(watchExited) }()
+	t.Cleanup(func() { watch.Process.Kill(); <-watchExited })
+	if !watched.waitCount("\n", 1, watchExited, 10*time.Second) {
+		t.Fatalf("agents --watch printed no table: %q", watched.String())
+	}
 
 	out, errOut, code := warden(t, data, "", "workspace", "create", "feature-x", "--project", proj, "--json")
 	if code != 0 {
@@ -513,15 +524,23 @@ func TestWorkspaceCommands(t *testing.T) {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	wt := created.Workspace.Path
-	waitFor(t, 10*time.Second, "--watch to show the new workspace", func() bool {
-		lines := strings.Split(strings.TrimSpace(watched.String()), "\n")
+	shown := watched.waitUntil(watchExited, 10*time.Second, func(out string) bool {
+		lines := strings.Split(strings.TrimSpace(out), "\n")
 		var rows []agentRow
 		return len(lines) >= 2 && json.Unmarshal([]byte(lines[len(lines)-1]), &rows) == nil && len(rows) == 2 &&
 			(rows[0].Workspace == wt || rows[1].Workspace == wt)
 	})
+	if !shown {
+		t.Fatalf("agents --watch did not show the new workspace:\n%s", watched.String())
+	}
 	watch.Process.Signal(syscall.SIGINT)
-	if err := watch.Wait(); err != nil {
-		t.Fatalf("agents --watch did not end cleanly on Ctrl-C: %v", err)
+	select {
+	case <-watchExited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("agents --watch did not end on Ctrl-C")
+	}
+	if watchErr != nil {
+		t.Fatalf("agents --watch did not end cleanly on Ctrl-C: %v", watchErr)
 	}
 	if b, err := exec.Command("git", "-C", wt, "branch", "--show-current").Output(); err != nil || strings.TrimSpace(string(b)) != "feature-x" {
 		t.Fatalf("worktree branch: %q %v", b, err)
@@ -584,24 +603,6 @@ func clip(s string, n int) string {
 		return s[:n]
 	}
 	return s
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // `warden run claude` in a registered workspace gives Claude warden's MCP
@@ -704,6 +705,7 @@ func TestAgentsStartAgainAndTerminalDiscovery(t *testing.T) {
 	}
 	start := func() agentRow {
 		t.Helper()
+		idle := followLog(t, data)
 		if out, errOut, code := warden(t, data, "", "agents", "start", "opencode", "--workspace", ws); code != 0 {
 			t.Fatalf("agents start: %d %s %s", code, out, errOut)
 		}
@@ -724,10 +726,10 @@ func TestAgentsStartAgainAndTerminalDiscovery(t *testing.T) {
 		if !strings.Contains(string(mcpStatus), "connected") {
 			t.Fatalf("OpenCode's MCP status: %s %s", resp.Status, mcpStatus)
 		}
-		waitFor(t, 90*time.Second, "OpenCode to reach warden over MCP (status idle)", func() bool {
-			row = agentsJSON(t, data)[ws]
-			return row.Running && row.Status == "idle"
-		})
+		idle.next(90*time.Second, "OpenCode to reach warden over MCP (status idle)", statusTo(ws, "idle"))
+		if row = agentsJSON(t, data)[ws]; !row.Running || row.Status != "idle" {
+			t.Fatalf("after OpenCode reached warden: %+v", row)
+		}
 		if row.Session != "" {
 			t.Fatalf("a session before any prompt: %+v", row)
 		}
@@ -747,8 +749,15 @@ func TestAgentsStartAgainAndTerminalDiscovery(t *testing.T) {
 
 	// A session, then a terminal opened through the control door: its
 	// environment names the server and the session.
+	log := followLog(t, data)
 	session := prompt(t, second.Port, "", "say hello")
-	waitFor(t, 60*time.Second, "the session in warden agents", func() bool { return agentsJSON(t, data)[ws].Session == session })
+	log.next(60*time.Second, "the session in warden agents", func(e event.Event) bool {
+		d, err := event.DataOf[event.AgentStatusData](e)
+		return e.Type == event.AgentStatus && e.Workspace == ws && err == nil && d.SessionID == session
+	})
+	if got := agentsJSON(t, data)[ws].Session; got != session {
+		t.Fatalf("warden agents shows session %q, want %q", got, session)
+	}
 	token, err := os.ReadFile(filepath.Join(data, "token"))
 	if err != nil {
 		t.Fatal(err)

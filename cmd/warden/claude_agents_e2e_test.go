@@ -15,6 +15,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/fakemodel/anthropic"
 )
 
@@ -184,12 +185,12 @@ func TestClaudeAgentStatusFromHooks(t *testing.T) {
 		t.Fatalf("the tool result never reached the model\nwarden:\n%s", d.stderr)
 	}
 	// Mid-turn: busy, under Claude's session.
-	var mid agentRow
-	waitFor(t, 10*time.Second, "the workspace busy with a session", func() bool {
-		mid = agentsJSON(t, data)[ws]
-		return mid.Status == "busy" && mid.Session != ""
+	waitEvent(t, data, 0, 10*time.Second, "the workspace busy with a session", func(e event.Event) bool {
+		d, err := event.DataOf[event.AgentStatusData](e)
+		return statusTo(ws, "busy")(e) && err == nil && d.SessionID != ""
 	})
-	if mid.Agent != "claude-code" || mid.Running || mid.Port != 0 {
+	mid := agentsJSON(t, data)[ws]
+	if mid.Status != "busy" || mid.Session == "" || mid.Agent != "claude-code" || mid.Running || mid.Port != 0 {
 		t.Fatalf("mid-turn row: %+v", mid)
 	}
 	close(release)
@@ -207,15 +208,17 @@ func TestClaudeAgentStatusFromHooks(t *testing.T) {
 
 	// The -p run ended: Stop made it idle, SessionEnd ended the session, so
 	// the workspace has Claude as its agent and no session (none).
-	var moves []map[string]any
-	waitFor(t, 10*time.Second, "the moves idle busy idle none", func() bool {
-		moves = statusMoves(t, data, ws)
-		var to []string
-		for _, m := range moves {
-			to = append(to, m["to"].(string))
-		}
-		return strings.Join(to, " ") == "idle busy idle none"
-	})
+	// Claude ran its SessionEnd hook on the way out; the move to none is
+	// the last.
+	waitEvent(t, data, 0, 10*time.Second, "the workspace's move to none", statusTo(ws, "none"))
+	moves := statusMoves(t, data, ws)
+	var to []string
+	for _, m := range moves {
+		to = append(to, m["to"].(string))
+	}
+	if got := strings.Join(to, " "); got != "idle busy idle none" {
+		t.Fatalf("status moves %q, want idle busy idle none", got)
+	}
 	for i, m := range moves {
 		if m["agent"] != "claude-code" {
 			t.Fatalf("move %d: %v", i, m)
@@ -423,7 +426,7 @@ func trustedClaudeHome(t *testing.T, home string, dirs ...string) {
 type ptyRun struct {
 	cmd    *exec.Cmd
 	tty    *os.File
-	out    syncBuffer
+	out    logBuffer
 	done   chan struct{} // the terminal closed
 	exited chan struct{} // the command ended, with waitErr
 	// waitErr is cmd.Wait's error, set before exited closes.
@@ -466,32 +469,43 @@ func startPTY(t *testing.T, dir string, env []string, argv ...string) *ptyRun {
 	return p
 }
 
-// waitOutput waits until the terminal shows every part (in order).
+// waitOutput waits until the terminal shows every part (in order), woken
+// by each write to the screen.
 func (p *ptyRun) waitOutput(t *testing.T, limit time.Duration, parts ...string) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		rest := p.out.String()
-		ok := true
-		for _, part := range parts {
-			i := strings.Index(rest, part)
-			if i < 0 {
-				ok = false
-				break
-			}
-			rest = rest[i+len(part):]
+	if p.out.waitUntil(p.done, limit, func(out string) bool { return showsInOrder(out, parts) }) {
+		return
+	}
+	select {
+	case <-p.done:
+		t.Fatalf("the terminal closed before showing %q:\n%q", parts, p.out.String())
+	default:
+		t.Fatalf("the terminal did not show %q within %v:\n%q", parts, limit, p.out.String())
+	}
+}
+
+// showsInOrder says whether out holds every part, in order.
+func showsInOrder(out string, parts []string) bool {
+	for _, part := range parts {
+		i := strings.Index(out, part)
+		if i < 0 {
+			return false
 		}
-		if ok {
-			return
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("the terminal closed before showing %q:\n%q", parts, p.out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal did not show %q:\n%q", parts, p.out.String())
-		}
+		out = out[i+len(part):]
+	}
+	return true
+}
+
+// typeLine types text into Claude's input box and, once the box shows
+// it, Enter.
+func (p *ptyRun) typeLine(t *testing.T, text string) {
+	t.Helper()
+	if _, err := p.tty.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	p.waitOutput(t, 10*time.Second, text)
+	if _, err := p.tty.WriteString("\r"); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -499,27 +513,27 @@ func (p *ptyRun) waitOutput(t *testing.T, limit time.Duration, parts ...string) 
 // model's reply on the screen.
 func (p *ptyRun) prompt(t *testing.T, text string) {
 	t.Helper()
-	if _, err := p.tty.WriteString(text); err != nil {
-		t.Fatal(err)
-	}
-	p.waitOutput(t, 10*time.Second, text)
-	time.Sleep(200 * time.Millisecond)
-	if _, err := p.tty.WriteString("\r"); err != nil {
-		t.Fatal(err)
-	}
+	p.typeLine(t, text)
 	p.waitOutput(t, 20*time.Second, "REPLY-TO-"+text)
 }
 
-// quit ends Claude with Ctrl-C twice (again, when a slow Claude took the
-// two for one) and returns warden's exit code.
+// quit ends Claude with Ctrl-C twice: the second once Claude asks for it
+// on its screen ("Press Ctrl-C again to exit"); a Claude still busy takes
+// the first for an interrupt and asks nothing, so it is sent again. It
+// returns warden's exit code.
 func (p *ptyRun) quit(t *testing.T) int {
 	t.Helper()
+	const asks = "again to exit"
+	ctrlC := func() {
+		if _, err := p.tty.WriteString("\x03"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for range 3 {
-		for range 2 {
-			if _, err := p.tty.WriteString("\x03"); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(300 * time.Millisecond)
+		before := strings.Count(p.out.String(), asks)
+		ctrlC()
+		if p.out.waitUntil(p.exited, 5*time.Second, func(out string) bool { return strings.Count(out, asks) > before }) {
+			ctrlC()
 		}
 		select {
 		case <-p.exited:
@@ -615,21 +629,11 @@ func TestClaudePermissionPromptIsWaiting(t *testing.T) {
 	}
 	p := startPTY(t, ws, claudeEnv(t, dir, home, fake), claudeBinary(t))
 	p.waitOutput(t, 30*time.Second, "shortcuts")
-	if _, err := p.tty.WriteString("PROMPT-perm"); err != nil {
-		t.Fatal(err)
-	}
-	p.waitOutput(t, 10*time.Second, "PROMPT-perm")
-	time.Sleep(200 * time.Millisecond) // Claude's input box takes the text before Enter
-	if _, err := p.tty.WriteString("\r"); err != nil {
-		t.Fatal(err)
-	}
+	log := followLog(t, data)
+	p.typeLine(t, "PROMPT-perm")
 	p.waitOutput(t, 60*time.Second, "approval", "proceed?") // "Do you want to proceed?", drawn word by word
-	var row agentRow
-	waitFor(t, 20*time.Second, "the workspace waiting on Claude's permission dialog", func() bool {
-		row = agentsJSON(t, data)[ws]
-		return row.Status == "waiting"
-	})
-	if row.Agent != "claude-code" || row.Session == "" {
+	log.next(20*time.Second, "the workspace waiting on Claude's permission dialog", statusTo(ws, "waiting"))
+	if row := agentsJSON(t, data)[ws]; row.Status != "waiting" || row.Agent != "claude-code" || row.Session == "" {
 		t.Fatalf("waiting row: %+v", row)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "hi.txt")); err == nil {
@@ -642,10 +646,15 @@ func TestClaudePermissionPromptIsWaiting(t *testing.T) {
 	if _, err := p.tty.WriteString("\r"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "the command to run and the workspace to be idle", func() bool {
-		_, err := os.Stat(filepath.Join(ws, "hi.txt"))
-		return err == nil && agentsJSON(t, data)[ws].Status == "idle"
-	})
+	// Claude runs the command itself: its turn's end (the Stop hook: idle),
+	// after the command's PostToolUse, is the nearest event warden records.
+	log.next(60*time.Second, "the workspace idle after the command", statusTo(ws, "idle"))
+	if _, err := os.Stat(filepath.Join(ws, "hi.txt")); err != nil {
+		t.Fatalf("the command did not run: %v", err)
+	}
+	if got := agentsJSON(t, data)[ws].Status; got != "idle" {
+		t.Fatalf("the workspace after the turn: %s", got)
+	}
 	moves := strings.Join(statusChanges(t, data, ws), " ")
 	if !strings.Contains(moves, "busy waiting busy") || !strings.HasSuffix(moves, "idle") {
 		t.Fatalf("status moves %q, want busy, waiting on the dialog, busy again, then idle", moves)

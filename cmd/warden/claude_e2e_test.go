@@ -292,21 +292,11 @@ func gitRepo(t *testing.T, dir, home string) {
 	}
 }
 
-// waitApproval polls until one approval is pending and returns its id.
+// waitApproval waits for the first approval asked in the log and returns
+// its id; done closing first (Claude finished) fails the test.
 func waitApproval(t *testing.T, data string, done <-chan struct{}) string {
 	t.Helper()
-	for {
-		out, _, code := warden(t, data, "", "approvals", "--json")
-		var list []map[string]any
-		if code == 0 && json.Unmarshal([]byte(out), &list) == nil && len(list) > 0 {
-			return list[0]["id"].(string)
-		}
-		select {
-		case <-done:
-			t.Fatal("claude finished before an approval was asked")
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return approvalOf(t, waitEventUnless(t, data, 0, 60*time.Second, done, "an approval asked for Claude's call", approvalAsked(nil)))
 }
 
 func TestClaudeAskApprovedRuns(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/warden-dev/warden/internal/event"
 )
 
 // These tests build the real binary and drive it as a user would.
@@ -53,21 +55,24 @@ type daemon struct {
 	waitErr error
 }
 
-// logBuffer is the daemon's stderr: written by the process, read by the
-// test, which can wait for a line to appear.
+// logBuffer is a process's output (the daemon's stderr, a command's
+// stdout, a terminal's screen): written by the process, read by the test,
+// which can wait for what it shows, woken by each write. The zero value is
+// ready to use.
 type logBuffer struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
+	mu  sync.Mutex
+	buf bytes.Buffer
+	// changed is closed by the next write (nil: nobody waits)
 	changed chan struct{}
 }
-
-func newLogBuffer() *logBuffer { return &logBuffer{changed: make(chan struct{})} }
 
 func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	close(b.changed)
-	b.changed = make(chan struct{})
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 	return b.buf.Write(p)
 }
 
@@ -77,22 +82,38 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitFor waits until the log holds substr at least n times; done ends the
-// wait early (the process exited), reporting false.
-func (b *logBuffer) waitFor(substr string, n int, done <-chan struct{}) bool {
+// waitUntil waits until cond holds for the whole output, testing it again
+// at each write; done ends the wait early (the process exited), and so
+// does limit, the bound of a run gone wrong: then it reports whether cond
+// holds at the end.
+func (b *logBuffer) waitUntil(done <-chan struct{}, limit time.Duration, cond func(out string) bool) bool {
+	bound := time.NewTimer(limit)
+	defer bound.Stop()
 	for {
 		b.mu.Lock()
-		count, changed := strings.Count(b.buf.String(), substr), b.changed
+		ok := cond(b.buf.String())
+		if b.changed == nil {
+			b.changed = make(chan struct{})
+		}
+		changed := b.changed
 		b.mu.Unlock()
-		if count >= n {
+		if ok {
 			return true
 		}
 		select {
 		case <-changed:
 		case <-done:
-			return strings.Count(b.String(), substr) >= n
+			return cond(b.String())
+		case <-bound.C:
+			return cond(b.String())
 		}
 	}
+}
+
+// waitCount waits (as waitUntil) until the output holds substr at least n
+// times.
+func (b *logBuffer) waitCount(substr string, n int, done <-chan struct{}, limit time.Duration) bool {
+	return b.waitUntil(done, limit, func(out string) bool { return strings.Count(out, substr) >= n })
 }
 
 // env isolates HOME and XDG dirs per test.
@@ -117,7 +138,7 @@ func startDaemonIn(t testing.TB, dataDir, wd string, env []string, extra ...stri
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(isolatedEnv(t, home), env...)
 	cmd.Dir = wd
-	stderr := newLogBuffer()
+	stderr := &logBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -128,22 +149,22 @@ func startDaemonIn(t testing.TB, dataDir, wd string, env []string, extra ...stri
 		d.cmd.Process.Kill()
 		<-d.exited
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		var rt struct {
-			PID       int               `json:"pid"`
-			Listeners map[string]string `json:"listeners"`
-		}
-		b, err := os.ReadFile(filepath.Join(dataDir, "daemon.json"))
-		if err == nil && json.Unmarshal(b, &rt) == nil && rt.PID == cmd.Process.Pid {
-			d.monitor, d.hooks, d.health, d.control = rt.Listeners["monitor"], rt.Listeners["hooks"], rt.Listeners["health"], rt.Listeners["control"]
-			d.mcp = rt.Listeners["mcp"]
-			return d
-		}
-		time.Sleep(20 * time.Millisecond)
+	// The daemon says it serves once every listener is bound and
+	// daemon.json written.
+	if !stderr.waitCount("warden is serving", 1, d.exited, 20*time.Second) {
+		t.Fatalf("daemon did not start:\n%s", stderr.String())
 	}
-	t.Fatalf("daemon did not start:\n%s", stderr.String())
-	return nil
+	var rt struct {
+		PID       int               `json:"pid"`
+		Listeners map[string]string `json:"listeners"`
+	}
+	b, err := os.ReadFile(filepath.Join(dataDir, "daemon.json"))
+	if err != nil || json.Unmarshal(b, &rt) != nil || rt.PID != cmd.Process.Pid {
+		t.Fatalf("daemon.json of a serving daemon (pid %d): %v %s", cmd.Process.Pid, err, b)
+	}
+	d.monitor, d.hooks, d.health, d.control = rt.Listeners["monitor"], rt.Listeners["hooks"], rt.Listeners["health"], rt.Listeners["control"]
+	d.mcp = rt.Listeners["mcp"]
+	return d
 }
 
 func (d *daemon) stop() {
@@ -364,19 +385,13 @@ func TestApproveAndDenyFromTheCLI(t *testing.T) {
 			_, body := d.post(t, preExecute("ses_a", "c-"+tc.verb, "git reset --hard HEAD~2", ws))
 			got <- body
 		}()
-		var id string
-		for i := 0; i < 500 && id == ""; i++ {
-			out, _, _ := warden(t, data, "", "approvals", "--json")
-			var list []map[string]any
-			json.Unmarshal([]byte(out), &list)
-			if len(list) > 0 {
-				id = list[0]["id"].(string)
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		if id == "" {
-			t.Fatal("no approval appeared")
+		asked := waitEvent(t, data, 0, 20*time.Second, "the approval of c-"+tc.verb, approvalAsked(func(e event.Event) bool {
+			d, _ := event.DataOf[event.ApprovalData](e)
+			return d.CallID == "c-"+tc.verb
+		}))
+		id := approvalOf(t, asked)
+		if out, _, _ := warden(t, data, "", "approvals", "--json"); !strings.Contains(out, `"id": "`+id+`"`) {
+			t.Fatalf("approval %s is not pending: %s", id, out)
 		}
 		out, _, _ := warden(t, data, "", "sessions", "show", "ses_a", "--json")
 		if !strings.Contains(out, `"status": "waiting"`) {
@@ -440,6 +455,7 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 
 	var mu sync.Mutex
 	acked := map[string]bool{}
+	loaded := make(chan struct{}) // closed at the 300th acknowledged call
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -466,23 +482,19 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 				if err == nil && resp.StatusCode == 200 && r.Block != nil && !*r.Block {
 					mu.Lock()
 					acked[callID] = true
+					if len(acked) == 300 {
+						close(loaded)
+					}
 					mu.Unlock()
 				}
 			}
 		}()
 	}
 	// Let load build up, then kill -9.
-	for {
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 300 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("no load reached the daemon")
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-loaded:
+	case <-ctx.Done():
+		t.Fatal("no load reached the daemon")
 	}
 	d.kill9()
 	wg.Wait()

@@ -15,6 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/warden-dev/warden/internal/event"
 )
 
 // Issue 9, "What was found", replayed against the real binary as the
@@ -224,13 +226,13 @@ func TestHoldTheLine(t *testing.T) {
 			}
 			held <- m
 		}()
-		var id string
-		waitFor(t, 30*time.Second, "the held approval", func() bool {
-			if l := pendingApprovals(t, r.data); len(l) == 1 {
-				id, _ = l[0]["id"].(string)
-			}
-			return id != ""
-		})
+		id := approvalOf(t, waitEvent(t, r.data, 0, 30*time.Second, "the held approval", approvalAsked(func(e event.Event) bool {
+			d, _ := event.DataOf[event.ApprovalData](e)
+			return d.CallID == "held-1"
+		})))
+		if l := pendingApprovals(t, r.data); len(l) != 1 || l[0]["id"] != id {
+			t.Fatalf("pending approvals %v, want only %s", l, id)
+		}
 		attempts := map[string]string{
 			"warden approve " + id + " --always":                               "warden-approve",
 			"w=war; ${w}den approve " + id:                                     "warden-approve",

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/fakemodel/openai"
 )
 
@@ -248,17 +249,19 @@ func TestOpenCodeAskApprovedAndExpired(t *testing.T) {
 	defer cancel()
 	approved := make(chan string, 1)
 	go func() {
-		for ctx.Err() == nil {
-			out, _, _ := warden(t, data, "", "approvals", "--json")
-			var list []struct{ ID string }
-			json.Unmarshal([]byte(out), &list)
-			if len(list) > 0 {
-				o, e, code := warden(t, data, "", "approve", list[0].ID)
-				approved <- fmt.Sprintf("%d %s %s", code, o, e)
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
+		// the approval OpenCode's call waits for, as the log announces it
+		asked, ok, _, err := findEvent(ctx, data, 0, approvalAsked(nil))
+		if !ok {
+			approved <- fmt.Sprintf("no approval asked: %v", err)
+			return
 		}
+		d, err := event.DataOf[event.ApprovalData](asked)
+		if err != nil {
+			approved <- fmt.Sprintf("approval.requested %s: %v", asked.Data, err)
+			return
+		}
+		o, e, code := warden(t, data, "", "approve", d.ApprovalID)
+		approved <- fmt.Sprintf("%d %s %s", code, o, e)
 	}()
 	out := r.run(t, "reset it")
 	select {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // SIGHUP reads the policy file again (and the config, saying what needs a
@@ -33,7 +34,7 @@ func TestSIGHUPReloadsThePolicy(t *testing.T) {
 		if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
-		if !d.stderr.waitFor(want, n, exited) {
+		if !d.stderr.waitCount(want, n, exited, 20*time.Second) {
 			t.Fatalf("after SIGHUP: no %q in the log:\n%s", want, d.stderr)
 		}
 	}
@@ -45,7 +46,7 @@ func TestSIGHUPReloadsThePolicy(t *testing.T) {
 	write(pol, "version: 1\ndefault: allow\nrules:\n  - id: no-touch\n    effect: deny\n    match: {argv: ['^touch( |$)']}\n    reason: no touching\n")
 	write(cfgFile, "approvals: {timeout: 60s}\n")
 	hup(1, "SIGHUP: policy reloaded")
-	if !d.stderr.waitFor("approvals.timeout", 1, exited) || !strings.Contains(d.stderr.String(), "next restart") {
+	if !d.stderr.waitCount("approvals.timeout", 1, exited, 20*time.Second) || !strings.Contains(d.stderr.String(), "next restart") {
 		t.Fatalf("the log does not say the deadline needs a restart:\n%s", d.stderr)
 	}
 	if _, body := d.post(t, preExecute("ses_1", "c2", "touch b.txt", ws)); !strings.Contains(body, `"block":true`) || !strings.Contains(body, "no touching") {
