@@ -203,6 +203,12 @@ var pathMethods = map[string]Kind{
 
 // inlineCode models the inline program code given to interpreter lang.
 func (k *call) inlineCode(code field, lang string) {
+	k.inlineCodeDepth(code, lang, 0)
+}
+
+// inlineCodeDepth models inline code found depth evaluations deep (a
+// literal given to exec or eval of the same language).
+func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 	if !code.known {
 		return
 	}
@@ -216,13 +222,12 @@ func (k *call) inlineCode(code field, lang string) {
 		k.dynamicExec(k.name + " runs inline code with too many strings to analyse")
 		return
 	}
-	label := k.name + " -c"
+	k.codeSinks(code, lang, depth)
 	backticksRun := lang == "perl" || lang == "ruby" || lang == "php"
 	usedAsMode := map[int]bool{}
 	for i, l := range lits {
 		if l.quote == '`' && backticksRun {
-			k.nested(sub(plain(code), l.val), k.name+" `...`", nil, false)
-			continue
+			continue // a command: judged by codeSinks
 		}
 		calls := enclosingCalls(src, lits, l.start)
 		bare := false
@@ -238,13 +243,9 @@ func (k *call) inlineCode(code field, lang string) {
 		if lang == "python" && (inner == "exec" || inner == "eval") {
 			continue // python's exec runs python, not a shell
 		}
-		// a shell command: system("..."), subprocess.run("...", shell=True)
+		// a shell command: system("..."), subprocess.run("...", shell=True),
+		// judged by codeSinks
 		if shellRunners[inner] && (bare || firstArg(src, lits, l)) {
-			if argv, ok := listArgv(src, lits, i); ok && !bare {
-				k.inner(fieldsOf(code, argv), label, nil, nil)
-			} else if _, err := parseShell(l.val); err == nil {
-				k.nested(sub(plain(code), l.val), label, nil, false)
-			}
 			continue
 		}
 		if shellRunners[inner] && inList(src, l) {

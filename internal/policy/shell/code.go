@@ -1,0 +1,1105 @@
+package shell
+
+import (
+	"strings"
+)
+
+// This file finds, in inline programs of other languages, the calls that
+// run other programs or code, and judges what they run:
+//
+//   - a shell command line (os.system("..."), `...`, qx{}, execSync,
+//     os.execute, awk's system() and print | "sh") is analysed as shell
+//     code;
+//   - an argv (subprocess.run([...]), os.execvp("rm", [...]), perl's
+//     system LIST, ruby's system("rm", "-rf", ...), node's spawnSync(cmd,
+//     [args])) is analysed as that command;
+//   - code of the same language (exec, eval, Function, load) is analysed
+//     again when it is a literal;
+//   - any of them fed from the network (exec(urlopen(...).read()),
+//     eval(file_get_contents("https://..."))) is remote code.
+//
+// What the model cannot read statically is never allowed silently: a
+// command or code built at run time (a variable, a concatenation, an
+// interpolation, a decoded blob) is analysed with the unknown parts
+// standing for values not known at check time, so destructive commands
+// on them ask, and code that cannot be read at all is dynamic (ask).
+// Calls whose name is ambiguous (run, call, spawn, exec on an object not
+// known to be a process module) count only when given literals.
+
+// sinkKind says how a call runs its arguments.
+type sinkKind uint8
+
+const (
+	skShell         sinkKind = iota + 1 // arg 0 is a shell command line
+	skShellArgv                         // one string: a command line; several strings or a list: an argv
+	skArgvList                          // arg 0 is an argv list (a string: a command line)
+	skProgList                          // arg 0 the program, arg 1 the list of its arguments
+	skProgArgv0                         // arg 0 the program, arg 1 its argv including argv[0]
+	skProgVar                           // arg 0 the program, args 1.. its argv including argv[0]
+	skModeProgArgv0                     // a mode, then as skProgArgv0 (os.spawnv)
+	skModeProgVar                       // a mode, then as skProgVar (os.spawnl)
+	skArgs                              // the args are the argv (create_subprocess_exec)
+	skEval                              // arg 0 is code of the same language
+	skPipeOpen                          // perl's open with a pipe
+	skCmdOption                         // an object whose cmd: list is the argv (Deno.run, Bun.spawn)
+	skProgOption                        // arg 0 the program, arg 1 an object whose args: list are its arguments (Deno.Command)
+	skDynamic                           // a call whose callee is computed (getattr(os, name))
+)
+
+// sinks are the calls, by language and resolved name, that run programs or code.
+var sinks = map[string]map[string]sinkKind{
+	"python": {
+		"os.system": skShell, "os.popen": skShell, "os.popen2": skShell, "os.popen3": skShell, "os.popen4": skShell,
+		"subprocess.getoutput": skShell, "subprocess.getstatusoutput": skShell, "commands.getoutput": skShell,
+		"commands.getstatusoutput": skShell, "asyncio.create_subprocess_shell": skShell, "platform.popen": skShell,
+		"subprocess.run": skArgvList, "subprocess.call": skArgvList, "subprocess.check_call": skArgvList,
+		"subprocess.check_output": skArgvList, "subprocess.Popen": skArgvList, "pty.spawn": skArgvList,
+		"os.execv": skProgArgv0, "os.execve": skProgArgv0, "os.execvp": skProgArgv0, "os.execvpe": skProgArgv0,
+		"os.posix_spawn": skProgArgv0, "os.posix_spawnp": skProgArgv0,
+		"os.execl": skProgVar, "os.execle": skProgVar, "os.execlp": skProgVar, "os.execlpe": skProgVar,
+		"os.spawnv": skModeProgArgv0, "os.spawnve": skModeProgArgv0, "os.spawnvp": skModeProgArgv0, "os.spawnvpe": skModeProgArgv0,
+		"os.spawnl": skModeProgVar, "os.spawnle": skModeProgVar, "os.spawnlp": skModeProgVar, "os.spawnlpe": skModeProgVar,
+		"asyncio.create_subprocess_exec": skArgs,
+		"exec":                           skEval, "eval": skEval, "compile": skEval, "builtins.exec": skEval, "builtins.eval": skEval,
+		"pickle.loads": skEval, "marshal.loads": skEval, "runpy.run_path": skEval,
+		"os.__dynamic__": skDynamic, "subprocess.__dynamic__": skDynamic, "builtins.__dynamic__": skDynamic, "pty.__dynamic__": skDynamic,
+	},
+	"js": {
+		"child_process.exec": skShell, "child_process.execSync": skShell,
+		"child_process.execFile": skProgList, "child_process.execFileSync": skProgList,
+		"child_process.spawn": skProgList, "child_process.spawnSync": skProgList, "child_process.fork": skProgList,
+		"Bun.spawn": skArgvList, "Bun.spawnSync": skArgvList, "Bun.$": skShell, "$": skShell,
+		"Deno.run": skCmdOption, "Deno.Command": skProgOption,
+		"eval": skEval, "Function": skEval, "vm.runInThisContext": skEval, "vm.runInNewContext": skEval,
+		"vm.runInContext": skEval, "vm.Script": skEval, "child_process.__dynamic__": skDynamic,
+	},
+	"ruby": {
+		"system": skShellArgv, "exec": skShellArgv, "spawn": skShellArgv, "Kernel.system": skShellArgv,
+		"Kernel.exec": skShellArgv, "Kernel.spawn": skShellArgv, "Process.spawn": skShellArgv, "Process.exec": skShellArgv,
+		"IO.popen": skShellArgv, "Open3.popen3": skShellArgv, "Open3.popen2": skShellArgv, "Open3.popen2e": skShellArgv,
+		"Open3.capture2": skShellArgv, "Open3.capture2e": skShellArgv, "Open3.capture3": skShellArgv,
+		"Open3.pipeline": skShellArgv, "Open3.pipeline_r": skShellArgv, "Open3.pipeline_w": skShellArgv, "PTY.spawn": skShellArgv,
+		"Kernel.__dynamic__": skDynamic,
+		"eval":               skEval, "Kernel.eval": skEval, "instance_eval": skEval, "class_eval": skEval, "module_eval": skEval,
+		"binding.eval": skEval, "RubyVM.InstructionSequence.compile": skEval,
+	},
+	"perl": {
+		"system": skShellArgv, "exec": skShellArgv, "readpipe": skShell, "open": skPipeOpen,
+		"IPC.Open3.open3": skShellArgv, "IPC.Open2.open2": skShellArgv, "open3": skShellArgv, "open2": skShellArgv,
+		"eval": skEval,
+	},
+	"php": {
+		"system": skShell, "exec": skShell, "shell_exec": skShell, "passthru": skShell, "popen": skShell,
+		"proc_open": skArgvList, "pcntl_exec": skProgList, "eval": skEval, "assert": skEval, "create_function": skEval,
+		"include": skEval, "include_once": skEval, "require": skEval, "require_once": skEval,
+	},
+	"lua": {
+		"os.execute": skShell, "io.popen": skShell, "load": skEval, "loadstring": skEval,
+	},
+	"r": {
+		"system": skShell, "shell": skShell, "pipe": skShell, "eval": skEval, "source": skEval,
+	},
+	"julia": {
+		"run": skShell, "read": skShell, "pipeline": skShell, "eval": skEval, "include_string": skEval,
+	},
+	"awk": {
+		"system": skShell,
+	},
+}
+
+// weakSinks are sinks known only by their last name: they count when
+// given literals (x.run("rm -rf ~") may be anything; with a literal
+// command line it is judged as one).
+var weakSinks = map[string]sinkKind{
+	"system": skShellArgv, "popen": skShell, "check_output": skArgvList, "check_call": skArgvList,
+	"getoutput": skShell, "Popen": skArgvList, "run": skArgvList, "call": skArgvList, "spawn": skProgList,
+	"spawnSync": skProgList, "execSync": skShell, "execFileSync": skProgList, "execFile": skProgList, "exec": skShell,
+	"shell_exec": skShell, "passthru": skShell, "proc_open": skShell, "capture2": skShellArgv, "capture2e": skShellArgv,
+	"capture3": skShellArgv, "popen3": skShellArgv, "execute": skShell,
+}
+
+// fetchWords mark an expression that reads from the network.
+var fetchWords = []string{"urlopen", "urlretrieve", "requests.", "httpx.", "urllib", "curl_exec", "URI.open", "open-uri",
+	"Net.HTTP", "HTTParty", "Faraday", "LWP", "HTTP.Tiny", "getstore", "fetch", "axios", "http.get", "https.get",
+	"http.request", "https.request", "socket.http", "Invoke-WebRequest", "WebClient", "download", "recv"}
+
+// codeVal is the value of an argument expression, as far as it is known.
+type codeVal struct {
+	kind    byte // 's' string, 'l' list, 'o' object {...}, 'k' keyword argument, 'x' anything else
+	s       string
+	partial bool // s holds codePH for parts computed at run time
+	list    []codeVal
+	toks    []ctok
+	fetch   bool
+}
+
+// codeScan is one program being read.
+type codeScan struct {
+	k       *call
+	code    field
+	lang    string
+	label   string
+	depth   int
+	toks    []ctok
+	alias   map[string]string
+	star    []string
+	vars    map[string]codeVal
+	multi   map[string]bool
+	tainted map[string]bool
+}
+
+// maxCodeDepth bounds eval-of-a-literal recursion in inline code.
+const maxCodeDepth = 3
+
+// codeLang maps an interpreter's model name to the language its code is in.
+func codeLang(lang string) string {
+	switch lang {
+	case "node", "nodejs", "deno", "bun", "ts-node", "tsx", "js":
+		return "js"
+	case "lua", "luajit":
+		return "lua"
+	case "Rscript", "R", "r":
+		return "r"
+	case "tclsh", "wish", "expect", "tcl":
+		return "tcl"
+	case "osascript":
+		return "applescript"
+	case "pwsh", "powershell":
+		return "pwsh"
+	case "gawk", "mawk", "nawk":
+		return "awk"
+	}
+	return lang
+}
+
+// codeSinks judges the calls of inline code that run programs or code.
+func (k *call) codeSinks(code field, lang string, depth int) {
+	lang = codeLang(lang)
+	switch lang {
+	case "tcl":
+		k.tclCode(code, code.val, depth)
+		return
+	case "applescript":
+		k.appleScript(code)
+		return
+	case "pwsh":
+		k.pwshCode(code)
+		return
+	}
+	toks, ok := lexCode(code.val, lang)
+	if !ok {
+		k.dynamicExec(k.name + " runs inline code too long to analyse")
+		return
+	}
+	s := &codeScan{k: k, code: code, lang: lang, label: k.name + " -c", depth: depth,
+		alias: map[string]string{}, vars: map[string]codeVal{}, multi: map[string]bool{}, tainted: map[string]bool{}}
+	s.toks = s.normalise(toks)
+	s.bindings()
+	s.scan()
+	if lang == "awk" {
+		s.awkPipes()
+	}
+}
+
+// normalise rewrites the ways a callee is named indirectly to its name:
+// require("child_process"), __import__("os"), getattr(os, "system"),
+// obj["exec"], obj.send(:system, ...), method(:system).call(...).
+func (s *codeScan) normalise(in []ctok) []ctok {
+	out := make([]ctok, 0, len(in))
+	isP := func(i int, v string) bool { return i < len(in) && in[i].kind == cPunct && in[i].val == v }
+	isS := func(i int) bool { return i < len(in) && in[i].kind == cStr && !in[i].interp }
+	for i := 0; i < len(in); i++ {
+		t := in[i]
+		if t.kind == cIdent {
+			switch last := lastName(t.val); {
+			case (t.val == "require" || t.val == "__import__" || last == "import_module") && isP(i+1, "(") && isS(i+2) && isP(i+3, ")"):
+				// a module by name
+				out = appendIdent(out, ctok{kind: cIdent, val: strings.TrimPrefix(in[i+2].val, "node:")})
+				i += 3
+				continue
+			case t.val == "getattr" && isP(i+1, "(") && i+2 < len(in) && in[i+2].kind == cIdent && isP(i+3, ","):
+				if isS(i+4) && isP(i+5, ")") {
+					out = appendIdent(out, ctok{kind: cIdent, val: s.resolve(in[i+2].val) + "." + in[i+4].val})
+					i += 5
+					continue
+				}
+				if j := closeParen(in, i+1); j > 0 {
+					out = appendIdent(out, ctok{kind: cIdent, val: s.resolve(in[i+2].val) + ".__dynamic__"})
+					i = j
+					continue
+				}
+			case (last == "send" || last == "public_send" || last == "__send__") && isP(i+1, "(") && isS(i+2):
+				recv := strings.TrimSuffix(t.val, "."+last)
+				if recv == t.val {
+					recv = ""
+				}
+				name := in[i+2].val
+				if recv != "" {
+					name = recv + "." + name
+				}
+				out = appendIdent(out, ctok{kind: cIdent, val: name})
+				out = append(out, ctok{kind: cPunct, val: "("})
+				i += 2
+				if isP(i+1, ",") {
+					i++
+				}
+				continue
+			case t.val == "method" && isP(i+1, "(") && isS(i+2) && isP(i+3, ")"):
+				out = appendIdent(out, ctok{kind: cIdent, val: in[i+2].val})
+				i += 3
+				if isP(i+1, ".") && i+2 < len(in) && in[i+2].kind == cIdent && in[i+2].val == "call" {
+					i += 2
+				}
+				continue
+			}
+		}
+		if t.kind == cPunct && t.val == "[" && isS(i+1) && isP(i+2, "]") && len(out) > 0 && out[len(out)-1].kind == cIdent {
+			// obj["name"]: a member by name
+			out[len(out)-1].val += "." + in[i+1].val
+			i += 2
+			continue
+		}
+		if t.kind == cIdent && len(out) >= 2 && out[len(out)-2].kind == cIdent && out[len(out)-1].kind == cPunct &&
+			(out[len(out)-1].val == "." || out[len(out)-1].val == "->" || out[len(out)-1].val == "::") {
+			out = out[:len(out)-1]
+			out[len(out)-1].val += "." + t.val
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// appendIdent appends an identifier, joining it to a preceding "x." chain.
+func appendIdent(out []ctok, t ctok) []ctok {
+	if len(out) >= 2 && out[len(out)-2].kind == cIdent && out[len(out)-1].kind == cPunct && out[len(out)-1].val == "." {
+		out = out[:len(out)-1]
+		out[len(out)-1].val += "." + t.val
+		return out
+	}
+	return append(out, t)
+}
+
+// closeParen returns the index of the ")" matching the "(" at i, or -1.
+func closeParen(ts []ctok, i int) int {
+	depth := 0
+	for j := i; j < len(ts); j++ {
+		if ts[j].kind != cPunct {
+			continue
+		}
+		switch ts[j].val {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// resolve maps a name through the imports and aliases of the program.
+func (s *codeScan) resolve(n string) string {
+	n = strings.TrimPrefix(n, "new.")
+	if a, ok := s.alias[n]; ok {
+		return a
+	}
+	first, rest, dotted := strings.Cut(n, ".")
+	if a, ok := s.alias[first]; ok && dotted {
+		return a + "." + rest
+	}
+	return n
+}
+
+// sinkOf returns the sink a resolved name is, and whether it is strong
+// (known for what it is, not only by its last name).
+func (s *codeScan) sinkOf(n string) (sinkKind, bool) {
+	tab := sinks[s.lang]
+	if sk, ok := tab[n]; ok {
+		return sk, true
+	}
+	for _, m := range s.star {
+		if sk, ok := tab[m+"."+n]; ok {
+			return sk, true
+		}
+	}
+	if s.lang == "perl" || s.lang == "php" {
+		if sk, ok := tab[strings.TrimPrefix(n, "CORE.")]; ok {
+			return sk, true
+		}
+	}
+	if sk, ok := weakSinks[lastName(n)]; ok {
+		return sk, false
+	}
+	return 0, false
+}
+
+// bindings reads imports, module aliases and variables assigned literal
+// values (or values fetched from the network).
+func (s *codeScan) bindings() {
+	ts := s.toks
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		if t.kind != cIdent {
+			continue
+		}
+		stmtStart := i == 0 || ts[i-1].kind == cEnd || ts[i-1].kind == cPunct && (ts[i-1].val == "{" || ts[i-1].val == "}")
+		switch {
+		case s.lang == "python" && stmtStart && t.val == "import":
+			// import a.b as c, d
+			for j := i + 1; j < len(ts) && ts[j].kind != cEnd; j++ {
+				if ts[j].kind == cIdent && j+2 < len(ts) && ts[j+1].kind == cIdent && ts[j+1].val == "as" && ts[j+2].kind == cIdent {
+					s.alias[ts[j+2].val] = ts[j].val
+					j += 2
+				}
+			}
+		case s.lang == "python" && stmtStart && t.val == "from" && i+2 < len(ts) && ts[i+1].kind == cIdent && ts[i+2].kind == cIdent && ts[i+2].val == "import":
+			mod := ts[i+1].val
+			for j := i + 3; j < len(ts) && ts[j].kind != cEnd; j++ {
+				switch {
+				case ts[j].kind == cPunct && ts[j].val == "*":
+					s.star = append(s.star, mod)
+				case ts[j].kind == cIdent && ts[j].val != "as":
+					name := ts[j].val
+					if j+2 < len(ts) && ts[j+1].kind == cIdent && ts[j+1].val == "as" && ts[j+2].kind == cIdent {
+						s.alias[ts[j+2].val] = mod + "." + name
+						j += 2
+					} else {
+						s.alias[name] = mod + "." + name
+					}
+				}
+			}
+		case s.lang == "js" && t.val == "import" && stmtStart:
+			s.jsImport(i)
+		case s.lang == "js" && (t.val == "const" || t.val == "let" || t.val == "var") && i+3 < len(ts) &&
+			ts[i+1].kind == cPunct && ts[i+1].val == "{":
+			// const { execSync, spawn: sp } = child_process
+			j := closeParen(ts, i+1)
+			if j > 0 && j+2 < len(ts) && ts[j+1].kind == cPunct && ts[j+1].val == "=" && ts[j+2].kind == cIdent {
+				mod := s.resolve(ts[j+2].val)
+				for m := i + 2; m < j; m++ {
+					if ts[m].kind != cIdent {
+						continue
+					}
+					name, local := ts[m].val, ts[m].val
+					if m+2 < j && ts[m+1].kind == cPunct && ts[m+1].val == ":" && ts[m+2].kind == cIdent {
+						local = ts[m+2].val
+						m += 2
+					}
+					s.alias[local] = mod + "." + name
+				}
+			}
+		}
+		// NAME = value
+		name := t.val
+		j := i + 1
+		if (name == "my" || name == "local" || name == "our" || name == "const" || name == "let" || name == "var") && j < len(ts) && ts[j].kind == cIdent {
+			name = ts[j].val
+			j++
+		}
+		if j >= len(ts) || ts[j].kind != cPunct || ts[j].val != "=" || !stmtStart {
+			continue
+		}
+		e := j + 1
+		for e < len(ts) && ts[e].kind != cEnd && !(ts[e].kind == cPunct && (ts[e].val == "}" || ts[e].val == ",")) {
+			e++
+		}
+		if e-j-1 == 1 && ts[j+1].kind == cIdent && (strings.Contains(ts[j+1].val, "child_process") || isProcModule(s.resolve(ts[j+1].val))) {
+			s.alias[name] = s.resolve(ts[j+1].val)
+		}
+		v := s.eval(ts[j+1 : e])
+		if v.fetch {
+			s.tainted[name] = true
+		}
+		if _, seen := s.vars[name]; seen || s.multi[name] {
+			s.multi[name] = true
+			delete(s.vars, name)
+			continue
+		}
+		if v.kind == 's' || v.kind == 'l' {
+			s.vars[name] = v
+		}
+	}
+}
+
+func isProcModule(n string) bool {
+	switch n {
+	case "os", "subprocess", "child_process", "pty", "asyncio", "commands", "Open3", "Process", "Kernel":
+		return true
+	}
+	return false
+}
+
+// jsImport reads import X from "m", import * as X from "m", import { a,
+// b as c } from "m".
+func (s *codeScan) jsImport(i int) {
+	ts := s.toks
+	end := i + 1
+	for end < len(ts) && ts[end].kind != cEnd {
+		end++
+	}
+	mod := ""
+	for j := i + 1; j < end; j++ {
+		if ts[j].kind == cIdent && ts[j].val == "from" && j+1 < end && ts[j+1].kind == cStr {
+			mod = strings.TrimPrefix(ts[j+1].val, "node:")
+			end = j
+		}
+	}
+	if mod == "" {
+		return
+	}
+	for j := i + 1; j < end; j++ {
+		if ts[j].kind != cIdent {
+			continue
+		}
+		switch {
+		case ts[j].val == "as" && j+1 < end && ts[j+1].kind == cIdent:
+			prev := ""
+			if j > 0 && ts[j-1].kind == cIdent {
+				prev = ts[j-1].val
+			}
+			if prev != "" {
+				s.alias[ts[j+1].val] = mod + "." + prev
+			} else {
+				s.alias[ts[j+1].val] = mod
+			}
+			j++
+		case j+1 < end && ts[j+1].kind == cIdent && ts[j+1].val == "as":
+		default:
+			inBraces := false
+			for m := i + 1; m < j; m++ {
+				if ts[m].kind == cPunct && ts[m].val == "{" {
+					inBraces = true
+				}
+				if ts[m].kind == cPunct && ts[m].val == "}" {
+					inBraces = false
+				}
+			}
+			if inBraces {
+				s.alias[ts[j].val] = mod + "." + ts[j].val
+			} else {
+				s.alias[ts[j].val] = mod
+			}
+		}
+	}
+	if j := i + 1; j+1 < end && ts[j].kind == cPunct && ts[j].val == "*" {
+		// import * as cp from: handled by "as" above
+		return
+	}
+}
+
+// isFetch reports whether tokens read from the network.
+func (s *codeScan) isFetch(ts []ctok) bool {
+	for _, t := range ts {
+		switch t.kind {
+		case cStr:
+			v := strings.ToLower(strings.TrimSpace(t.val))
+			if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "ftp://") {
+				return true
+			}
+		case cIdent:
+			if s.tainted[t.val] {
+				return true
+			}
+			for _, w := range fetchWords {
+				if strings.Contains(t.val, w) {
+					return true
+				}
+			}
+			if s.lang == "perl" && (t.val == "get" || t.val == "getprint") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eval returns the value of one argument expression.
+func (s *codeScan) eval(ts []ctok) codeVal {
+	v := codeVal{kind: 'x', toks: ts, fetch: s.isFetch(ts)}
+	if len(ts) == 0 {
+		return v
+	}
+	if len(ts) == 1 && ts[0].kind == cWords {
+		v.kind = 'l'
+		for _, w := range strings.Fields(ts[0].val) {
+			v.list = append(v.list, codeVal{kind: 's', s: w})
+		}
+		return v
+	}
+	if first, last := ts[0], ts[len(ts)-1]; first.kind == cPunct && last.kind == cPunct &&
+		(first.val == "[" && last.val == "]" || first.val == "(" && last.val == ")" && (s.lang == "perl" || s.lang == "python")) &&
+		closeParen(ts, 0) == len(ts)-1 {
+		v.kind = 'l'
+		for _, part := range splitArgs(ts[1 : len(ts)-1]) {
+			v.list = append(v.list, s.eval(part))
+		}
+		return v
+	}
+	if first := ts[0]; first.kind == cPunct && first.val == "{" {
+		v.kind = 'o'
+		return v
+	}
+	if len(ts) >= 2 && ts[0].kind == cIdent && ts[1].kind == cPunct && (ts[1].val == "=" && s.lang == "python" || ts[1].val == "=>" || ts[1].val == ":") {
+		v.kind = 'k'
+		v.s = ts[0].val
+		return v
+	}
+	var b strings.Builder
+	strs, others := 0, false
+	ph := func() {
+		if !strings.HasSuffix(b.String(), codePH) {
+			b.WriteString(codePH)
+		}
+		v.partial = true
+	}
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		switch {
+		case t.kind == cStr:
+			strs++
+			b.WriteString(t.val)
+			if t.interp {
+				v.partial = true
+			}
+		case t.kind == cIdent && s.known(t.val) && !(i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "("):
+			vv := s.vars[t.val]
+			if vv.kind != 's' {
+				ph()
+				others = true
+				continue
+			}
+			strs++
+			b.WriteString(vv.s)
+			v.partial = v.partial || vv.partial
+		case t.kind == cPunct && (t.val == "+" || t.val == "." || t.val == ".." || t.val == "&") && i > 0 && i+1 < len(ts):
+			// concatenation
+		case t.kind == cIdent && s.lang == "awk" && i > 0 && ts[i-1].kind == cStr:
+			// awk concatenates by juxtaposition: "rm -rf " dir
+			ph()
+			others = true
+		default:
+			ph()
+			others = true
+			if t.kind == cPunct && (t.val == "(" || t.val == "[" || t.val == "{") {
+				if j := closeParen(ts, i); j > 0 {
+					i = j
+				}
+			}
+		}
+	}
+	if strs == 0 {
+		return v
+	}
+	v.kind = 's'
+	v.s = b.String()
+	v.partial = v.partial || others
+	return v
+}
+
+func (s *codeScan) known(name string) bool {
+	_, ok := s.vars[name]
+	return ok
+}
+
+// splitArgs splits tokens on top-level commas.
+func splitArgs(ts []ctok) [][]ctok {
+	var out [][]ctok
+	depth, start := 0, 0
+	for i, t := range ts {
+		if t.kind != cPunct {
+			continue
+		}
+		switch t.val {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case ",":
+			if depth == 0 {
+				out = append(out, ts[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if start < len(ts) {
+		out = append(out, ts[start:])
+	}
+	return out
+}
+
+// bareCalls are the languages whose calls may omit parentheses.
+func bareCalls(lang string) bool {
+	return lang == "perl" || lang == "ruby" || lang == "lua" || lang == "php"
+}
+
+// callArgs returns the arguments of the call whose callee is ts[i], and
+// whether there is a call.
+func (s *codeScan) callArgs(i int) ([][]ctok, bool) {
+	ts := s.toks
+	j := i + 1
+	if j < len(ts) && ts[j].kind == cPunct && ts[j].val == "{" && s.lang == "perl" {
+		// exec { "prog" } LIST: the indirect object names the program
+		if e := closeParen(ts, j); e > 0 {
+			j = e + 1
+		}
+	}
+	if j < len(ts) && ts[j].kind == cPunct && ts[j].val == "(" {
+		e := closeParen(ts, j)
+		if e < 0 {
+			e = len(ts)
+		}
+		return splitArgs(ts[j+1 : e]), true
+	}
+	if !bareCalls(s.lang) || j >= len(ts) {
+		return nil, false
+	}
+	if t := ts[j]; t.kind != cStr && t.kind != cIdent && t.kind != cCmd && t.kind != cWords && !(t.kind == cPunct && t.val == "[") {
+		return nil, false
+	}
+	if ts[j].kind == cIdent && (ts[j].val == "or" || ts[j].val == "and" || ts[j].val == "if" || ts[j].val == "unless" || ts[j].val == "do") {
+		return nil, false
+	}
+	e := j
+	depth := 0
+	for ; e < len(ts); e++ {
+		t := ts[e]
+		if t.kind == cEnd && depth == 0 {
+			break
+		}
+		if t.kind == cIdent && depth == 0 && (t.val == "or" || t.val == "and" || t.val == "if" || t.val == "unless") {
+			break
+		}
+		if t.kind == cPunct {
+			switch t.val {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				depth--
+			case "||", "&&":
+				if depth == 0 {
+					e = len(ts) + 1
+				}
+			}
+			if depth < 0 || e > len(ts) {
+				break
+			}
+		}
+	}
+	return splitArgs(ts[j:min(e, len(ts))]), true
+}
+
+// scan walks the program's calls.
+func (s *codeScan) scan() {
+	ts := s.toks
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		switch t.kind {
+		case cCmd:
+			s.runShell(codeVal{kind: 's', s: t.val, partial: t.interp, fetch: false}, true, s.k.name+" `...`")
+			continue
+		case cStr:
+			// tagged templates: Bun.$`...`, zx's $`...`
+			continue
+		case cIdent:
+		default:
+			continue
+		}
+		name := s.resolve(t.val)
+		sk, strong := s.sinkOf(name)
+		if sk == 0 {
+			if s.lang == "js" && i+1 < len(ts) && ts[i+1].kind == cStr && (t.val == "$" || strings.HasSuffix(t.val, ".$")) {
+				s.runShell(codeVal{kind: 's', s: ts[i+1].val, partial: ts[i+1].interp}, true, s.label)
+			}
+			continue
+		}
+		if s.lang == "js" && i+1 < len(ts) && ts[i+1].kind == cStr && sk == skShell && (name == "$" || name == "Bun.$") {
+			s.runShell(codeVal{kind: 's', s: ts[i+1].val, partial: ts[i+1].interp}, true, s.label)
+			continue
+		}
+		if sk == skEval && s.lang == "perl" && i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "{" {
+			continue // eval BLOCK is not string eval
+		}
+		args, ok := s.callArgs(i)
+		if !ok {
+			if sk == skEval && (strong || s.lang == "js") && s.isFetch(ts) {
+				// eval handed around as a value: fetch(u).then(r => r.text()).then(eval)
+				s.k.remoteExec(s.k.name + " evaluates code fetched from the network")
+			}
+			continue
+		}
+		vals := make([]codeVal, len(args))
+		fetch := false
+		for n, a := range args {
+			vals[n] = s.eval(a)
+			fetch = fetch || vals[n].fetch
+		}
+		if fetch {
+			s.k.remoteExec(s.k.name + " runs code or a command fetched from the network (" + name + ")")
+			continue
+		}
+		s.apply(name, sk, strong, vals)
+	}
+}
+
+// positional drops keyword arguments and options objects.
+func positional(vals []codeVal) []codeVal {
+	out := vals[:0:0]
+	for _, v := range vals {
+		if v.kind != 'k' {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// apply judges one sink call.
+func (s *codeScan) apply(name string, sk sinkKind, strong bool, vals []codeVal) {
+	label := s.label
+	pos := positional(vals)
+	if len(pos) > 0 && pos[0].kind == 'o' && (sk == skShellArgv) {
+		pos = pos[1:] // ruby's env hash before the command
+	}
+	arg := func(n int) codeVal {
+		if n < len(pos) {
+			return pos[n]
+		}
+		return codeVal{kind: 'x'}
+	}
+	switch sk {
+	case skDynamic:
+		s.k.dynamicExec(s.k.name + " calls a function of " + strings.TrimSuffix(name, ".__dynamic__") + " chosen at run time")
+	case skShell:
+		s.runShell(arg(0), strong, label)
+	case skEval:
+		a := arg(0)
+		switch {
+		case len(pos) == 0:
+		case a.kind == 's' && !a.partial && s.depth < maxCodeDepth:
+			if s.lang == "php" && strings.HasPrefix(name, "include") || s.lang == "php" && strings.HasPrefix(name, "require") || s.lang == "r" && name == "source" || name == "runpy.run_path" {
+				return // a local file: its code is not in the line
+			}
+			s.k.inlineCodeDepth(sub(plain(s.code), a.s), s.lang, s.depth+1)
+		case s.lang == "php" && (strings.HasPrefix(name, "include") || strings.HasPrefix(name, "require")) || s.lang == "r" && name == "source" || name == "runpy.run_path":
+		case strong:
+			s.k.dynamicExec(s.k.name + " evaluates code computed at run time (" + name + ")")
+		}
+	case skShellArgv:
+		switch {
+		case len(pos) == 1 && pos[0].kind == 'l':
+			s.runArgv(pos[0].list, strong, label)
+		case len(pos) == 1:
+			s.runShell(pos[0], strong, label)
+		case len(pos) > 1:
+			if pos[0].kind == 'l' && len(pos[0].list) == 2 {
+				// ruby's system(["rm", "argv0"], "-rf", ...)
+				pos = append([]codeVal{pos[0].list[0]}, pos[1:]...)
+			}
+			s.runArgv(pos, strong, label)
+		}
+	case skArgvList:
+		a := arg(0)
+		if a.kind == 'l' {
+			s.runArgv(a.list, strong, label)
+		} else {
+			s.runShell(a, strong, label)
+		}
+	case skProgList:
+		prog := arg(0)
+		if prog.kind == 's' && !prog.partial && strings.ContainsAny(prog.s, " ;|&") && len(pos) == 1 {
+			s.runShell(prog, strong, label) // spawn("rm -rf x", {shell: true})
+			return
+		}
+		argv := []codeVal{prog}
+		if a := arg(1); a.kind == 'l' {
+			argv = append(argv, a.list...)
+		} else if len(pos) > 1 && a.kind != 'o' {
+			argv = append(argv, codeVal{kind: 'x'})
+		}
+		s.runArgv(argv, strong, label)
+	case skProgArgv0, skModeProgArgv0:
+		off := 0
+		if sk == skModeProgArgv0 {
+			off = 1
+		}
+		argv := []codeVal{arg(off)}
+		if a := arg(off + 1); a.kind == 'l' {
+			if len(a.list) > 1 {
+				argv = append(argv, a.list[1:]...)
+			}
+		} else {
+			argv = append(argv, codeVal{kind: 'x'})
+		}
+		s.runArgv(argv, strong, label)
+	case skProgVar, skModeProgVar:
+		off := 0
+		if sk == skModeProgVar {
+			off = 1
+		}
+		argv := []codeVal{arg(off)}
+		if len(pos) > off+2 {
+			argv = append(argv, pos[off+2:]...)
+		}
+		s.runArgv(argv, strong, label)
+	case skArgs:
+		s.runArgv(pos, strong, label)
+	case skPipeOpen:
+		s.perlOpen(pos)
+	case skCmdOption, skProgOption:
+		var obj []ctok
+		argv := []codeVal{}
+		if sk == skProgOption {
+			argv = append(argv, arg(0))
+			obj = arg(1).toks
+		} else {
+			obj = arg(0).toks
+		}
+		key := "cmd"
+		if sk == skProgOption {
+			key = "args"
+		}
+		for j := 0; j+2 < len(obj); j++ {
+			if obj[j].kind == cIdent && obj[j].val == key && obj[j+1].kind == cPunct && obj[j+1].val == ":" {
+				if e := closeParen(obj, j+2); e > 0 {
+					if l := s.eval(obj[j+2 : e+1]); l.kind == 'l' {
+						argv = append(argv, l.list...)
+					}
+				}
+			}
+		}
+		if len(argv) > 0 {
+			s.runArgv(argv, strong, label)
+		}
+	}
+}
+
+// perlOpen judges perl's open with a pipe: open(F, "cmd |"), open(F, "|
+// cmd"), open(F, "-|", LIST), open(F, "|-", LIST).
+func (s *codeScan) perlOpen(pos []codeVal) {
+	if len(pos) < 2 || pos[1].kind != 's' {
+		return
+	}
+	m := strings.TrimSpace(pos[1].s)
+	if len(pos) == 2 {
+		switch {
+		case strings.HasSuffix(m, "|"):
+			v := pos[1]
+			v.s = strings.TrimSuffix(m, "|")
+			s.runShell(v, true, "perl open")
+		case strings.HasPrefix(m, "|"):
+			v := pos[1]
+			v.s = strings.TrimPrefix(m, "|")
+			s.runShell(v, true, "perl open")
+		}
+		return
+	}
+	if m == "-|" || m == "|-" {
+		if len(pos) == 3 {
+			s.runShell(pos[2], true, "perl open")
+		} else {
+			s.runArgv(pos[2:], true, "perl open")
+		}
+	}
+}
+
+// runShell judges a command line the code runs.
+func (s *codeScan) runShell(v codeVal, strong bool, label string) {
+	k := s.k
+	switch {
+	case v.kind != 's':
+		if strong && v.kind != 'k' {
+			k.dynamicExec(k.name + " runs a command computed at run time")
+		}
+	case !v.partial:
+		if _, err := parseShell(v.s); err == nil {
+			k.nested(sub(plain(s.code), v.s), label, nil, false)
+		} else if strong {
+			k.dynamicExec(k.name + " runs a command that cannot be parsed")
+		}
+	case strong || strings.TrimSpace(strings.ReplaceAll(v.s, codePH, "")) != "":
+		if strings.TrimSpace(v.s) == codePH {
+			k.dynamicExec(k.name + " runs a command computed at run time")
+			return
+		}
+		if _, err := parseShell(v.s); err != nil {
+			k.dynamicExec(k.name + " runs a command built at run time")
+			return
+		}
+		f := sub(plain(s.code), v.s)
+		f.known = false
+		f.tmpl = true
+		u := unknownField("a value " + k.name + " computes at run time")
+		f.bind = &u
+		f.reason = u.reason
+		k.nested(f, label, nil, false)
+	}
+}
+
+// runArgv judges an argv the code runs.
+func (s *codeScan) runArgv(argv []codeVal, strong bool, label string) {
+	if len(argv) == 0 {
+		return
+	}
+	if !strong {
+		for _, a := range argv {
+			if a.kind != 's' || a.partial {
+				return
+			}
+		}
+	}
+	fs := make([]field, 0, len(argv))
+	for _, a := range argv {
+		switch {
+		case a.kind == 'l':
+			for _, x := range a.list {
+				fs = append(fs, s.argField(x))
+			}
+		case a.kind == 'k' || a.kind == 'o':
+		default:
+			fs = append(fs, s.argField(a))
+		}
+	}
+	if len(fs) == 0 {
+		return
+	}
+	s.k.inner(fs, label, nil, nil)
+}
+
+func (s *codeScan) argField(a codeVal) field {
+	if a.kind == 's' && !a.partial {
+		return sub(plain(s.code), a.s)
+	}
+	f := plain(s.code)
+	f.known = false
+	f.val = ""
+	f.reason = "an argument " + s.k.name + " computes at run time"
+	return f
+}
+
+// awkPipes judges awk's pipes and redirections: print ... | "cmd",
+// "cmd" | getline, print ... > "file".
+func (s *codeScan) awkPipes() {
+	ts := s.toks
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		if t.kind != cPunct {
+			continue
+		}
+		switch t.val {
+		case "|", "|&":
+			// the statement's start
+			st := i - 1
+			for st > 0 && ts[st-1].kind != cEnd && !(ts[st-1].kind == cPunct && (ts[st-1].val == "{" || ts[st-1].val == "}")) {
+				st--
+			}
+			e := i + 1
+			for e < len(ts) && ts[e].kind != cEnd && !(ts[e].kind == cPunct && (ts[e].val == "}" || ts[e].val == ")" || ts[e].val == "|" || ts[e].val == ";")) {
+				e++
+			}
+			if e > i+1 && ts[e-1].kind == cIdent && ts[e-1].val == "getline" {
+				// "cmd" | getline: the left side is the command
+				s.runShell(s.eval(ts[max(st, 0):i]), true, "awk getline")
+				continue
+			}
+			if st < 0 || st >= i || ts[st].kind != cIdent || (ts[st].val != "print" && ts[st].val != "printf") {
+				continue
+			}
+			right := s.eval(ts[i+1 : e])
+			if right.kind == 's' && !right.partial && isShellCmd(right.s) {
+				// print ... | "sh": what is printed is the script
+				printed := ts[st+1 : i]
+				if len(printed) > 0 && printed[0].kind == cPunct && printed[0].val == "(" && closeParen(printed, 0) == len(printed)-1 {
+					printed = printed[1 : len(printed)-1]
+				}
+				var parts []codeVal
+				for _, a := range splitArgs(printed) {
+					parts = append(parts, s.eval(a))
+				}
+				line := codeVal{kind: 's'}
+				for n, p := range parts {
+					if n > 0 {
+						line.s += " "
+					}
+					if p.kind == 's' {
+						line.s += p.s
+						line.partial = line.partial || p.partial
+					} else {
+						line.s += codePH
+						line.partial = true
+					}
+				}
+				if len(parts) == 0 {
+					line = codeVal{kind: 's', s: codePH, partial: true}
+				}
+				s.runShell(line, true, "awk | "+right.s)
+				continue
+			}
+			s.runShell(right, true, "awk |")
+		case ">", ">>":
+			st := i - 1
+			for st > 0 && ts[st-1].kind != cEnd && !(ts[st-1].kind == cPunct && (ts[st-1].val == "{" || ts[st-1].val == "}")) {
+				st--
+			}
+			if st < 0 || ts[st].kind != cIdent || (ts[st].val != "print" && ts[st].val != "printf") || i+1 >= len(ts) {
+				continue
+			}
+			if parenDepth(ts[st:i]) > 0 {
+				continue // print (a > b) compares
+			}
+			e := i + 1
+			for e < len(ts) && ts[e].kind != cEnd && !(ts[e].kind == cPunct && ts[e].val == "}") {
+				e++
+			}
+			v := s.eval(ts[i+1 : e])
+			switch {
+			case v.kind == 's' && !v.partial:
+				s.k.file(Write, sub(plain(s.code), v.s), false)
+			default:
+				s.k.eff(Effect{Kind: Write, Unknown: true, Reason: "awk writes to a file named at run time"})
+			}
+		}
+	}
+}
+
+// isShellCmd reports whether a command line starts a shell that reads its
+// script from stdin.
+func isShellCmd(c string) bool {
+	f := strings.Fields(c)
+	if len(f) == 0 {
+		return false
+	}
+	n := f[0]
+	if i := strings.LastIndexByte(n, '/'); i >= 0 {
+		n = n[i+1:]
+	}
+	if n == "env" && len(f) > 1 {
+		n = f[1]
+	}
+	if !isShell(n) {
+		return false
+	}
+	for _, a := range f[1:] {
+		if a == "-c" {
+			return false
+		}
+	}
+	return true
+}
+
+// parenDepth is the nesting depth of brackets left open at the end of ts.
+func parenDepth(ts []ctok) int {
+	d := 0
+	for _, t := range ts {
+		if t.kind == cPunct {
+			switch t.val {
+			case "(", "[":
+				d++
+			case ")", "]":
+				d--
+			}
+		}
+	}
+	return d
+}
