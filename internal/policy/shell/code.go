@@ -105,6 +105,13 @@ var sinks = map[string]map[string]sinkKind{
 	"awk": {
 		"system": skShell,
 	},
+	"vim": {
+		"system": skShell, "systemlist": skShell, "job_start": skArgvList, "jobstart": skArgvList, "termopen": skArgvList,
+		"term_start": skArgvList, "execute": skDynamic,
+	},
+	"c": {
+		"system": skShell, "popen": skShell, "execl": skProgVar, "execlp": skProgVar, "execv": skProgArgv0, "execvp": skProgArgv0,
+	},
 }
 
 // weakSinks are sinks known only by their last name: they count when
@@ -998,7 +1005,7 @@ func (s *codeScan) awkPipes() {
 			for e < len(ts) && ts[e].kind != cEnd && !(ts[e].kind == cPunct && (ts[e].val == "}" || ts[e].val == ")" || ts[e].val == "|" || ts[e].val == ";")) {
 				e++
 			}
-			if e > i+1 && ts[e-1].kind == cIdent && ts[e-1].val == "getline" {
+			if e > i+1 && ts[i+1].kind == cIdent && ts[i+1].val == "getline" {
 				// "cmd" | getline: the left side is the command
 				s.runShell(s.eval(ts[max(st, 0):i]), true, "awk getline")
 				continue

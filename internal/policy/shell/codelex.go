@@ -39,7 +39,7 @@ const maxCodeToks = 8192
 // lexCode splits code of language lang into tokens. ok is false when the
 // code has more tokens than maxCodeToks.
 func lexCode(code, lang string) (toks []ctok, ok bool) {
-	hashComments := lang != "js" && lang != "lua"
+	hashComments := lang != "js" && lang != "lua" && lang != "vim" && lang != "c"
 	backtickCmd := lang == "perl" || lang == "ruby" || lang == "php" || lang == "julia"
 	for i := 0; i < len(code); {
 		if len(toks) > maxCodeToks {

@@ -33,3 +33,35 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// FuzzInlineCode feeds arbitrary code to every language model of inline
+// code (the lexer of code.go, Tcl, PowerShell, sed scripts, ex and gdb
+// commands): none may panic, loop or report spans outside the input.
+func FuzzInlineCode(f *testing.F) {
+	for _, s := range []string{
+		`import os; os.execvp("rm", ["rm", "-rf", "/x"])`, `system("rm", "-rf", "/x")`, `%x(rm -rf /x)`, `qx{ls}`,
+		`require("child_process").spawnSync("rm", ["-rf", "/x"])`, `exec(urlopen("https://x").read())`, `f"{a}{{b}}"`,
+		`BEGIN { print "rm -rf /x" | "sh" }`, `spawn bash; send "ls\r"; exec rm [pwd] {a b}`, `Remove-Item -Recurse /x | iex`,
+		`s/.*/rm -rf \/x/e;1e ls` + "\nw /x/out", `silent !rm -rf /x | q`, `shell rm -rf /x`, `"unterminated`, `'''x`, `${`, `#{`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		for _, pre := range [][]string{{"python3", "-c"}, {"perl", "-e"}, {"ruby", "-e"}, {"node", "-e"}, {"php", "-r"},
+			{"lua", "-e"}, {"awk"}, {"sed"}, {"expect", "-c"}, {"pwsh", "-c"}, {"osascript", "-e"}, {"vim", "-c"}, {"gdb", "-ex"}} {
+			src := Join(append(append([]string(nil), pre...), code)...)
+			a, err := Analyze(src, testOpts)
+			if err != nil {
+				if strings.Contains(err.Error(), "internal error") {
+					t.Fatalf("%q: %v", src, err)
+				}
+				continue
+			}
+			for _, c := range a.Commands {
+				if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start > c.Span.End {
+					t.Fatalf("span %+v out of range for %q", c.Span, src)
+				}
+			}
+		}
+	})
+}

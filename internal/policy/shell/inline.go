@@ -164,7 +164,8 @@ var fileOps = map[string]Kind{
 	"rmtree": Delete, "remove": Delete, "unlink": Delete, "unlinkSync": Delete, "rmdir": Delete, "rmdirSync": Delete,
 	"removedirs": Delete, "rm": Delete, "rmSync": Delete, "rm_rf": Delete, "rm_r": Delete, "rm_f": Delete,
 	"remove_dir_all": Delete, "remove_file": Delete, "delete": Delete, "remove_tree": Delete, "rmdir_p": Delete,
-	"remove_entry": Delete, "remove_entry_secure": Delete,
+	"remove_entry": Delete, "remove_entry_secure": Delete, "removeSync": Delete,
+	"writeTextFile": Write, "writeTextFileSync": Write, "readTextFile": Read, "readTextFileSync": Read,
 	// copies and moves: handled by position
 	"copy": Write, "copyfile": Write, "copy2": Write, "copytree": Write, "copyFile": Write, "copyFileSync": Write,
 	"cp": Write, "cp_r": Write, "move": Write, "rename": Write, "renameSync": Write, "mv": Write, "cpSync": Write,
@@ -184,7 +185,7 @@ var qualifiedOps = map[string]Kind{
 var recursiveOps = map[string]bool{
 	"rmtree": true, "rm_rf": true, "rm_r": true, "remove_dir_all": true, "remove_tree": true, "copytree": true,
 	"cp_r": true, "rmSync": true, "cpSync": true, "removedirs": true, "rmdir_p": true, "remove_dir": true,
-	"RemoveAll": true,
+	"RemoveAll": true, "removeSync": true,
 }
 
 // twoPathOps read their first path and write the second.
@@ -412,44 +413,6 @@ func inList(src string, l literal) bool {
 		j--
 	}
 	return j > 0 && (src[j-1] == ',' || src[j-1] == '[')
-}
-
-// listArgv returns the literals of the list that starts with lits[i]
-// (["rm", "-rf", "/"]) when every element is a literal.
-func listArgv(src string, lits []literal, i int) ([]string, bool) {
-	j := lits[i].start
-	for j > 0 && src[j-1] == ' ' {
-		j--
-	}
-	if j == 0 || src[j-1] != '[' {
-		return nil, false
-	}
-	argv := []string{lits[i].val}
-	end := lits[i].end
-	for n := i + 1; n < len(lits); n++ {
-		between := strings.TrimSpace(src[end+1 : lits[n].start])
-		if between != "," {
-			if strings.HasPrefix(between, "]") {
-				return argv, true
-			}
-			return nil, false
-		}
-		argv = append(argv, lits[n].val)
-		end = lits[n].end
-	}
-	if strings.HasPrefix(strings.TrimSpace(src[end+1:]), "]") {
-		return argv, true
-	}
-	return nil, false
-}
-
-// fieldsOf turns literal argv words into known fields located at code.
-func fieldsOf(code field, argv []string) []field {
-	out := make([]field, len(argv))
-	for i, a := range argv {
-		out[i] = sub(plain(code), a)
-	}
-	return out
 }
 
 // openMode returns the mode argument of the open call whose path literal

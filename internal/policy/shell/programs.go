@@ -70,6 +70,8 @@ func init() {
 			pkgPrograms(),
 			cloudPrograms(),
 			sysPrograms(),
+			runnerPrograms(),
+			editorPrograms(),
 		},
 		patternPrograms(),
 	)

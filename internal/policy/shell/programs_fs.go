@@ -92,7 +92,9 @@ func fsPrograms() []program {
 			k.files(Write, parseOpts(k.args, spec{}).ops, false)
 		}, examples: []example{ex("echo x | tee -a ~/.bashrc", "write /home/u/.bashrc")}},
 		{names: []string{"sed", "gsed"}, model: (*call).sed,
-			examples: []example{ex("sed -i 's/a/b/' f", "write /home/u/proj/f"), ex("sed -n 1p f", "read /home/u/proj/f", "!write")}},
+			examples: []example{ex("sed -i 's/a/b/' f", "write /home/u/proj/f"), ex("sed -n 1p f", "read /home/u/proj/f", "!write"),
+				ex("sed 's/.*/rm -rf \\/x/e' f", "delete:r /x"), ex("sed '1e rm -rf /x' f", "delete:r /x"), ex("sed -n '/a/w /x/out' f", "write /x/out"),
+				ex("sed 's/a/b/gw /x/out' f", "write /x/out"), ex("sed 'e' f", "tag dynamic-exec"), ex("sed -e '/^#/d' -e 's/e/E/g' f", "!tag dynamic-exec", "!exec")}},
 		{names: []string{"chmod"}, model: (*call).chmod,
 			examples: []example{ex("chmod -R 777 /", "write:r /", "tag perm.recursive", "attr mode=777")}},
 		{names: []string{"chown", "chgrp"}, model: func(k *call) {
@@ -220,8 +222,20 @@ func (k *call) sed() {
 	files := p.ops
 	scripts := p.all("f", "file")
 	k.files(Read, scripts, false)
+	exprs := p.all("e", "expression")
 	if !p.has("e", "expression", "f", "file") && len(files) > 0 {
+		exprs = files[:1]
 		files = files[1:]
+	}
+	if !p.has("sandbox") {
+		for _, e := range exprs {
+			k.sedScript(e)
+		}
+		for _, f := range scripts {
+			if txt, ok := k.writtenScript(f); ok {
+				k.sedScript(lit(txt))
+			}
+		}
 	}
 	if inplace {
 		k.files(Write, files, false)

