@@ -154,6 +154,9 @@ const (
 )
 
 // Usage is what the provider reported for one request (never estimated).
+// InputTokens is the whole prompt, cached tokens included (the adapters
+// add Anthropic's cache figures in); CacheReadTokens and CacheWriteTokens
+// are parts of it.
 type Usage struct {
 	InputTokens      int64 `json:"inputTokens"`
 	OutputTokens     int64 `json:"outputTokens"`
