@@ -13,7 +13,8 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:Fuz
                  ./internal/credential:FuzzParse ./internal/proof:FuzzCheck ./internal/proof:FuzzParsePublicPEM \
                  ./internal/protocol/admin:FuzzParseEventMatch ./internal/cli:FuzzParseSince ./internal/policy:FuzzCheck \
                  ./internal/event:FuzzCheckDepth \
-                 ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore
+                 ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore \
+                 ./internal/index:FuzzParseQuery
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the real tools the control door's tests drive, pinned and
 # idempotent: language servers (gopls, pyright), debug adapters (dlv,
-# debugpy) and ripgrep (the search benchmark's baseline).
+# debugpy), ripgrep (the search benchmark's baseline) and universal-ctags
+# (the code index's symbols for languages other than Go).
 #   Go tools  -> .cache/tools/bin      (go install, pinned)
 #   pyright   -> .cache/tools/node     (npm, pinned)
 #   MCP inspector CLI -> .cache/tools/inspector (npm, pinned; the MCP door's test)
-#   debugpy, ripgrep -> Debian packages (apt-get, only when missing)
+#   debugpy, ripgrep, universal-ctags -> Debian packages (apt-get, only when missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOPLS_VERSION=v0.23.0
@@ -64,6 +65,8 @@ ln -sfr "$inspector/node_modules/.bin/mcp-inspector" "$bin/mcp-inspector"
 missing=()
 /usr/bin/python3 -c 'import debugpy' 2>/dev/null || missing+=(python3-debugpy)
 command -v rg >/dev/null || missing+=(ripgrep)
+# The index needs universal-ctags' JSON output (exuberant ctags has none).
+ctags --version 2>/dev/null | grep -q 'Universal Ctags' || missing+=(universal-ctags)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "tools: installing Debian packages: ${missing[*]}"
   sudo=""
@@ -71,6 +74,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 else
-  echo "tools: debugpy and ripgrep already installed"
+  echo "tools: debugpy, ripgrep and universal-ctags already installed"
 fi
 echo "tools: ready in $bin"

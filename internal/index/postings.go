@@ -1,0 +1,178 @@
+package index
+
+import (
+	"encoding/binary"
+	"slices"
+	"sort"
+)
+
+// postings is a compact inverted index: sorted keys, each with a run of
+// delta-encoded uvarints in one byte slice. Values are appended in
+// increasing order; a value may carry a small payload (a term frequency).
+type postings[K ~uint32 | ~string] struct {
+	keys []K
+	offs []uint32 // offs[i]:offs[i+1] is keys[i]'s run in data
+	data []byte
+	pay  bool // every value is followed by a uvarint payload
+}
+
+// postingsBuilder collects (key, value[, payload]) with values per key in
+// increasing order. Runs are chains of fixed-size blocks in one byte
+// arena and the map holds no pointers, so building millions of runs
+// neither allocates per run nor gives the garbage collector anything to
+// scan.
+type postingsBuilder[K ~uint32 | ~string] struct {
+	runs  map[K]runHead
+	arena []byte
+	pay   bool
+	total int
+}
+
+// A block is blockData bytes of run followed by the next block's number
+// (4 bytes, 0 for none: block 0 is never used).
+const (
+	blockSize = 32
+	blockData = blockSize - 4
+)
+
+type runHead struct {
+	head, tail uint32 // block numbers
+	used       uint32 // bytes used in the tail block
+	last       uint32 // last value added
+	n          uint32 // bytes in the run
+}
+
+func newPostingsBuilder[K ~uint32 | ~string](pay bool) *postingsBuilder[K] {
+	return &postingsBuilder[K]{runs: map[K]runHead{}, arena: make([]byte, blockSize, 1<<16), pay: pay}
+}
+
+func (b *postingsBuilder[K]) newBlock() uint32 {
+	n := uint32(len(b.arena) / blockSize)
+	b.arena = append(b.arena, make([]byte, blockSize)...)
+	return n
+}
+
+// add appends value v (greater than the key's previous value) to key's run.
+func (b *postingsBuilder[K]) add(k K, v uint32, payload uint32) {
+	r, ok := b.runs[k]
+	d := v + 1 // the first delta is from -1, so 0 stays distinct
+	if !ok {
+		blk := b.newBlock()
+		r = runHead{head: blk, tail: blk}
+	} else {
+		d = v - r.last
+	}
+	var buf [20]byte
+	enc := binary.AppendUvarint(buf[:0], uint64(d))
+	if b.pay {
+		enc = binary.AppendUvarint(enc, uint64(payload))
+	}
+	for _, c := range enc {
+		if r.used == blockData {
+			blk := b.newBlock()
+			binary.LittleEndian.PutUint32(b.arena[int(r.tail)*blockSize+blockData:], blk)
+			r.tail, r.used = blk, 0
+		}
+		b.arena[int(r.tail)*blockSize+int(r.used)] = c
+		r.used++
+	}
+	r.n += uint32(len(enc))
+	b.total += len(enc)
+	r.last = v
+	b.runs[k] = r
+}
+
+// build freezes the builder into a postings index.
+func (b *postingsBuilder[K]) build() postings[K] {
+	p := postings[K]{keys: make([]K, 0, len(b.runs)), pay: b.pay}
+	for k := range b.runs {
+		p.keys = append(p.keys, k)
+	}
+	slices.Sort(p.keys)
+	p.offs = make([]uint32, 0, len(p.keys)+1)
+	p.data = make([]byte, 0, b.total)
+	for _, k := range p.keys {
+		p.offs = append(p.offs, uint32(len(p.data)))
+		r := b.runs[k]
+		left := int(r.n)
+		for blk := r.head; left > 0; {
+			at := int(blk) * blockSize
+			n := min(left, blockData)
+			p.data = append(p.data, b.arena[at:at+n]...)
+			left -= n
+			blk = binary.LittleEndian.Uint32(b.arena[at+blockData:])
+		}
+	}
+	p.offs = append(p.offs, uint32(len(p.data)))
+	b.runs, b.arena = nil, nil
+	return p
+}
+
+// run returns key k's encoded run (nil when absent).
+func (p *postings[K]) run(k K) []byte {
+	i := sort.Search(len(p.keys), func(i int) bool { return p.keys[i] >= k })
+	if i == len(p.keys) || p.keys[i] != k {
+		return nil
+	}
+	return p.data[p.offs[i]:p.offs[i+1]]
+}
+
+// count is the number of values of k (its document frequency).
+func (p *postings[K]) count(k K) int {
+	r := p.run(k)
+	n := 0
+	for len(r) > 0 {
+		_, m := binary.Uvarint(r)
+		r = r[m:]
+		if p.pay {
+			_, m = binary.Uvarint(r)
+			r = r[m:]
+		}
+		n++
+	}
+	return n
+}
+
+// each calls fn with every value of k and its payload, in order.
+func (p *postings[K]) each(k K, fn func(v, payload uint32)) {
+	r := p.run(k)
+	var v uint32
+	first := true
+	for len(r) > 0 {
+		d, m := binary.Uvarint(r)
+		r = r[m:]
+		if first {
+			v, first = uint32(d-1), false
+		} else {
+			v += uint32(d)
+		}
+		var pl uint64
+		if p.pay {
+			pl, m = binary.Uvarint(r)
+			r = r[m:]
+		}
+		fn(v, uint32(pl))
+	}
+}
+
+// values returns k's values.
+func (p *postings[K]) values(k K) []uint32 {
+	var out []uint32
+	p.each(k, func(v, _ uint32) { out = append(out, v) })
+	return out
+}
+
+// size is the memory the index holds, in bytes (keys counted at their
+// fixed size; string keys' bytes added).
+func (p *postings[K]) size() int {
+	n := len(p.data) + 4*len(p.offs)
+	for _, k := range p.keys {
+		switch k := any(k).(type) {
+		case string:
+			n += 16 + len(k)
+		default:
+			n += 4
+		}
+	}
+	return n
+}

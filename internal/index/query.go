@@ -1,0 +1,439 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp/syntax"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/warden-dev/warden/internal/search"
+)
+
+// Mode is how a query's text is understood.
+type Mode string
+
+// The modes of a query.
+const (
+	// ModeRanked ranks chunks for a natural-language or identifier query:
+	// BM25 over split identifiers fused with symbol-name matches.
+	ModeRanked Mode = "ranked"
+	// ModeLiteral finds the text exactly: one hit per matching line.
+	ModeLiteral Mode = "literal"
+	// ModeRegex finds a Go (RE2) regular expression: one hit per matching
+	// line.
+	ModeRegex Mode = "regex"
+	// ModeSymbol looks definitions up by name: exact, then prefix.
+	ModeSymbol Mode = "symbol"
+)
+
+// DefaultLimit is the number of hits a query returns when Limit is zero.
+const DefaultLimit = 20
+
+// Query is a search of the index.
+type Query struct {
+	// Text is what is looked for.
+	Text string `json:"text"`
+	// Mode is how Text is understood ("" is ModeRanked).
+	Mode Mode `json:"mode,omitempty"`
+	// Limit caps the hits (DefaultLimit when zero or negative).
+	Limit int `json:"limit,omitempty"`
+	// CaseSensitive and WholeWord refine literal and regex matching (as
+	// search.Options do); CaseSensitive also makes symbol lookup exact.
+	CaseSensitive bool `json:"caseSensitive,omitempty"`
+	WholeWord     bool `json:"wholeWord,omitempty"`
+	// Include and Exclude are comma-separated globs, as search.Options'.
+	Include string `json:"include,omitempty"`
+	Exclude string `json:"exclude,omitempty"`
+	// Lang keeps files of one language ("go", "python", "typescript", or
+	// an extension); Kind keeps symbols of one kind (symbol mode).
+	Lang string `json:"lang,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// Skip, when set, leaves out the files it reports true for (the
+	// caller's own refusals); it is called concurrently.
+	Skip func(rel string) bool `json:"-"`
+}
+
+// Hit is one answer to a query.
+type Hit struct {
+	// Path is workspace-relative and slash-separated.
+	Path string `json:"path"`
+	// Line and EndLine are 1-based (ripgrep's and editors' line numbers);
+	// a literal or regex hit is one line.
+	Line    int `json:"line"`
+	EndLine int `json:"endLine"`
+	// Column is the 1-based byte column of the first match on the line
+	// (literal and regex modes).
+	Column int `json:"column,omitempty"`
+	// Symbol is the definition the hit is in (or, in symbol mode, is),
+	// qualified by its scope ("Server.ServeHTTP").
+	Symbol string `json:"symbol,omitempty"`
+	// Kind is the symbol's kind when Symbol is set, "text" otherwise.
+	Kind string `json:"kind"`
+	// Score orders the hits (higher first); literal and regex hits score 1.
+	Score float64 `json:"score"`
+	// Preview is the matching line, or a ranked hit's first line of code.
+	Preview string `json:"preview,omitempty"`
+}
+
+// Search answers q from the current snapshot; it never waits for a build
+// or an update.
+func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, fmt.Errorf("index: %w", search.ErrEmptyQuery)
+	}
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	filter, err := search.NewFilter(q.Include, q.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(d *doc) bool {
+		if !filter.Match(d.path) || (q.Lang != "" && !langMatch(d.path, q.Lang)) {
+			return false
+		}
+		return q.Skip == nil || !q.Skip(d.path)
+	}
+	st := x.snap.Load()
+	switch q.Mode {
+	case ModeLiteral, ModeRegex:
+		return x.lineHits(ctx, st, q, keep)
+	case ModeSymbol:
+		return symbolHits(st, q, keep), nil
+	case ModeRanked, "":
+		return x.ranked(st, q, keep), nil
+	}
+	return nil, fmt.Errorf("index: mode %q: %w", q.Mode, search.ErrBadQuery)
+}
+
+func langMatch(rel, lang string) bool {
+	lang = strings.ToLower(lang)
+	return language(rel) == lang || strings.TrimPrefix(strings.ToLower(pathExt(rel)), ".") == lang
+}
+
+func pathExt(rel string) string {
+	i := strings.LastIndexByte(rel, '.')
+	if i < 0 || strings.IndexByte(rel[i:], '/') >= 0 {
+		return ""
+	}
+	return rel[i:]
+}
+
+// exactDocs returns the live docs that can match m and pass keep, sorted
+// by path.
+func (x *Index) exactDocs(st *snapshot, m *search.Matcher, keep func(*doc) bool) []*doc {
+	p := regexpPlan(m.Regexp().String(), syntax.Perl)
+	var out []*doc
+	for si, sg := range st.segs {
+		cands, all := sg.candidates(p)
+		add := func(i int) {
+			d := sg.docs[i]
+			if st.live(si, d.path) && keep(d) {
+				out = append(out, d)
+			}
+		}
+		if all {
+			for i := range sg.docs {
+				add(i)
+			}
+			continue
+		}
+		for _, i := range cands {
+			add(int(i))
+		}
+		// Files over MaxIndexSize have no trigrams: always candidates.
+		for i, d := range sg.docs {
+			if d.content == nil {
+				add(i)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return compactDocs(out)
+}
+
+func compactDocs(ds []*doc) []*doc {
+	out := ds[:0]
+	for i, d := range ds {
+		if i == 0 || d.path != ds[i-1].path {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// contentOf returns a doc's text: in memory, or read from disk for a file
+// over MaxIndexSize (nil when it changed into something unsearchable).
+func (x *Index) contentOf(d *doc) []byte {
+	if d.content != nil {
+		return d.content
+	}
+	c, _, ok := readFile(x.root, d.path)
+	if !ok || !search.Searchable(c) {
+		return nil
+	}
+	return c
+}
+
+// eachCandidate runs fn over docs on GOMAXPROCS workers in rough path
+// order; fn returns how many results it found, and no doc after the one
+// that brings the total (in path order) to limit is examined.
+func eachCandidate(ctx context.Context, docs []*doc, limit int, fn func(i int) int) {
+	var next atomic.Int64
+	var cutoff atomic.Int64
+	cutoff.Store(int64(len(docs)))
+	var mu sync.Mutex
+	counts := make([]int, len(docs))
+	done := make([]bool, len(docs))
+	frontier, total := 0, 0
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(docs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(docs) || int64(i) > cutoff.Load() || ctx.Err() != nil {
+					return
+				}
+				n := fn(i)
+				mu.Lock()
+				counts[i], done[i] = n, true
+				for frontier < len(docs) && done[frontier] {
+					total += counts[frontier]
+					frontier++
+					if total >= limit {
+						cutoff.Store(int64(frontier - 1))
+						break
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Find answers exactly what search.Find answers for the same query and
+// options (the control door's search.findInFiles), from the index: the
+// same files (minus the secrets and exclusions the index never holds),
+// the same matches, the same order and cap. Paths are
+// workspace-relative. opts.Skip is asked only about files that can match.
+func (x *Index) Find(ctx context.Context, query string, opts search.Options) ([]search.Result, error) {
+	m, err := search.Compile(query, opts)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := search.NewFilter(opts.Include, opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	limit := opts.MaxResults
+	if limit <= 0 {
+		limit = search.DefaultMaxResults
+	}
+	st := x.snap.Load()
+	docs := x.exactDocs(st, m, func(d *doc) bool {
+		return filter.Match(d.path) && (opts.Skip == nil || !opts.Skip(d.path))
+	})
+	per := make([][]search.Match, len(docs))
+	eachCandidate(ctx, docs, limit, func(i int) int {
+		c := x.contentOf(docs[i])
+		if c == nil {
+			return 0
+		}
+		per[i] = m.Matches(c, limit)
+		return len(per[i])
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	var out []search.Result
+	n := 0
+	for i, ms := range per {
+		if n >= limit {
+			break
+		}
+		if len(ms) == 0 {
+			continue
+		}
+		if len(ms) > limit-n {
+			ms = ms[:limit-n]
+		}
+		n += len(ms)
+		out = append(out, search.Result{Path: docs[i].path, Matches: ms})
+	}
+	return out, nil
+}
+
+// lineHits answers literal and regex queries: one hit per matching line,
+// in path then line order, up to q.Limit.
+func (x *Index) lineHits(ctx context.Context, st *snapshot, q Query, keep func(*doc) bool) ([]Hit, error) {
+	m, err := search.Compile(q.Text, search.Options{UseRegex: q.Mode == ModeRegex, CaseSensitive: q.CaseSensitive, WholeWord: q.WholeWord})
+	if err != nil {
+		return nil, err
+	}
+	docs := x.exactDocs(st, m, keep)
+	per := make([][]Hit, len(docs))
+	eachCandidate(ctx, docs, q.Limit, func(i int) int {
+		d := docs[i]
+		c := x.contentOf(d)
+		if c == nil {
+			return 0
+		}
+		var hs []Hit
+		m.Lines(c, func(line int, text []byte, s, _ int) bool {
+			h := Hit{Path: d.path, Line: line + 1, EndLine: line + 1, Column: s + 1, Kind: "text", Score: 1, Preview: previewLine(text)}
+			if sym := enclosing(d, line+1); sym != nil {
+				h.Symbol, h.Kind = qualified(*sym), sym.Kind
+			}
+			hs = append(hs, h)
+			return len(hs) < q.Limit
+		})
+		per[i] = hs
+		return len(hs)
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	var out []Hit
+	for _, hs := range per {
+		for _, h := range hs {
+			if len(out) == q.Limit {
+				return out, nil
+			}
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// previewLine is a line cut to search.MaxPreview bytes, valid UTF-8.
+func previewLine(text []byte) string {
+	if len(text) > search.MaxPreview {
+		n := search.MaxPreview
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n]
+	}
+	return strings.ToValidUTF8(string(text), "\uFFFD")
+}
+
+// enclosing returns the innermost definition of d holding the 1-based
+// line, nil for none.
+func enclosing(d *doc, line int) *Symbol {
+	var best *Symbol
+	for i := range d.symbols {
+		s := &d.symbols[i]
+		if s.Line <= line && line <= s.EndLine && s.EndLine > s.Line {
+			if best == nil || s.EndLine-s.Line < best.EndLine-best.Line {
+				best = s
+			}
+		}
+	}
+	return best
+}
+
+func qualified(s Symbol) string {
+	if s.Scope != "" {
+		return s.Scope + "." + s.Name
+	}
+	return s.Name
+}
+
+// definitionKind reports kinds that are definitions of code (not fields,
+// variables or headings), which rank first.
+func definitionKind(k string) bool {
+	switch k {
+	case "function", "method", "type", "struct", "interface", "class", "func", "member",
+		"constructor", "trait", "enum", "module", "macro", "typedef", "alias", "namespace":
+		return true
+	}
+	return false
+}
+
+// symbolHits looks q.Text up among symbol names: exact (case-sensitive,
+// then not), then prefix; definitions before other kinds, shorter names
+// and paths first.
+func symbolHits(st *snapshot, q Query, keep func(*doc) bool) []Hit {
+	name := strings.TrimSpace(q.Text)
+	lower := strings.ToLower(name)
+	type cand struct {
+		d     *doc
+		s     *Symbol
+		score float64
+	}
+	var cs []cand
+	for si, sg := range st.segs {
+		for _, r := range sg.symbolsWithPrefix(lower) {
+			d := sg.docs[r.doc]
+			if !st.live(si, d.path) || !keep(d) {
+				continue
+			}
+			s := &d.symbols[r.sym]
+			if q.Kind != "" && !strings.EqualFold(s.Kind, q.Kind) {
+				continue
+			}
+			var score float64
+			switch {
+			case s.Name == name:
+				score = 4
+			case q.CaseSensitive && !strings.HasPrefix(s.Name, name):
+				continue
+			case r.lower == lower:
+				score = 3
+			default:
+				score = 2 - math.Min(1, float64(len(s.Name)-len(name))/32)
+			}
+			if definitionKind(s.Kind) {
+				score += 0.5
+			}
+			if strings.Contains(d.path, "_test.") || strings.Contains(d.path, "testdata/") {
+				score -= 0.25
+			}
+			cs = append(cs, cand{d, s, score})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].score != cs[j].score {
+			return cs[i].score > cs[j].score
+		}
+		if cs[i].d.path != cs[j].d.path {
+			return cs[i].d.path < cs[j].d.path
+		}
+		return cs[i].s.Line < cs[j].s.Line
+	})
+	var out []Hit
+	for _, c := range cs {
+		if len(out) == q.Limit {
+			break
+		}
+		out = append(out, Hit{Path: c.d.path, Line: c.s.Line, EndLine: c.s.EndLine, Symbol: qualified(*c.s),
+			Kind: c.s.Kind, Score: c.score, Preview: firstCodeLine(c.d, c.s.Line, c.s.EndLine)})
+	}
+	return out
+}
+
+// firstCodeLine is the first line from..to of d that is not blank or a
+// comment, for previews.
+func firstCodeLine(d *doc, from, to int) string {
+	if d.content == nil {
+		return ""
+	}
+	starts := lineStarts(d.content)
+	for l := from; l <= to && l <= len(starts); l++ {
+		t := strings.TrimSpace(string(lineSpan(d.content, starts, l, l)))
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "/*") {
+			continue
+		}
+		return previewLine([]byte(t))
+	}
+	return ""
+}

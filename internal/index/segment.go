@@ -1,0 +1,437 @@
+package index
+
+import (
+	"bytes"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// doc is one indexed version of a file.
+type doc struct {
+	path  string // workspace-relative, slash-separated
+	hash  string // "sha256:<hex>" of the content
+	size  int64
+	mtime int64 // modification time, Unix nanoseconds (0 for an overlay)
+	// content is the text searched, nil for a file over MaxIndexSize
+	// (exact search reads such a file from disk when a query needs it).
+	content []byte
+	symbols []Symbol
+	chunks  []Chunk
+	// ranked says the file is in the ranked and symbol views (not over
+	// MaxIndexSize, not minified).
+	ranked  bool
+	overlay bool // content is an unsaved editor buffer
+}
+
+// chunkRef locates a chunk of a segment.
+type chunkRef struct {
+	doc, chunk uint32
+	length     uint32 // number of terms, for BM25's length normalisation
+}
+
+// symRef is a symbol of a segment, by lower-case name.
+type symRef struct {
+	lower    string
+	doc, sym uint32
+}
+
+// segment is an immutable set of docs with their trigram, term and symbol
+// indexes. The index is a stack of segments: one from the last build and
+// small ones from changes since, merged as they accumulate.
+type segment struct {
+	docs     []*doc              // sorted by path
+	tri      []postings[trigram] // sharded by trigram
+	terms    []postings[string]  // sharded by term; value: chunk number; payload: term frequency
+	chunks   []chunkRef
+	totalLen int64
+	syms     []symRef // sorted by lower
+}
+
+// docWork is what a worker computes for one doc, split by shard.
+type docWork struct {
+	tris  [][]trigram   // by shard
+	terms [][]termEntry // by shard
+	lens  []uint32      // each chunk's length
+}
+
+// termEntry is a term's frequency in one of a doc's chunks.
+type termEntry struct {
+	term  string
+	chunk uint32 // the doc's chunk number
+	tf    uint32
+}
+
+// shardOf spreads terms over shards.
+func shardOf(t string, n int) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(t); i++ {
+		h = (h ^ uint32(t[i])) * 16777619
+	}
+	return int(h % uint32(n))
+}
+
+// newSegment indexes docs (sorted by path) on GOMAXPROCS workers: the
+// trigram and term postings are sharded by key, each shard built by one
+// worker, so no step of the build runs on one core.
+func newSegment(docs []*doc) *segment {
+	workers := runtime.GOMAXPROCS(0)
+	shards := workers
+	if len(docs) <= 64 {
+		shards = 1
+	}
+	s := &segment{docs: docs, tri: make([]postings[trigram], shards), terms: make([]postings[string], shards)}
+	tbs := make([]*postingsBuilder[trigram], shards)
+	wbs := make([]*postingsBuilder[string], shards)
+	for i := range shards {
+		tbs[i] = newPostingsBuilder[trigram](false)
+		wbs[i] = newPostingsBuilder[string](true)
+	}
+	const batch = 256
+	work := make([]docWork, batch)
+	seen := make([]*bitset, workers)
+	if len(docs) > 64 { // a 2 MiB bitset per worker pays off on big segments only
+		for i := range seen {
+			seen[i] = newBitset(1 << 24)
+		}
+	}
+	firstChunk := make([]uint32, batch)
+	tks := make([]*tokenizer, workers)
+	for i := range tks {
+		tks[i] = newTokenizer()
+	}
+	for lo := 0; lo < len(docs); lo += batch {
+		hi := min(lo+batch, len(docs))
+		var wg sync.WaitGroup
+		var next atomic.Int64
+		next.Store(int64(lo))
+		for w := range workers {
+			wg.Add(1)
+			go func(bs *bitset, tk *tokenizer) {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= hi {
+						return
+					}
+					work[i-lo] = docWorkOf(docs[i], bs, tk, shards)
+				}
+			}(seen[w], tks[w])
+		}
+		wg.Wait()
+		for i := lo; i < hi; i++ {
+			dw := &work[i-lo]
+			d := docs[i]
+			firstChunk[i-lo] = uint32(len(s.chunks))
+			for c, n := range dw.lens {
+				s.chunks = append(s.chunks, chunkRef{doc: uint32(i), chunk: uint32(c), length: n})
+				s.totalLen += int64(n)
+			}
+			if d.ranked {
+				for k, sym := range d.symbols {
+					s.syms = append(s.syms, symRef{lower: strings.ToLower(sym.Name), doc: uint32(i), sym: uint32(k)})
+				}
+			}
+		}
+		for sh := range shards {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := lo; i < hi; i++ {
+					dw := &work[i-lo]
+					if dw.tris != nil {
+						for _, t := range dw.tris[sh] {
+							tbs[sh].add(t, uint32(i), 0)
+						}
+					}
+					if dw.terms != nil {
+						for _, e := range dw.terms[sh] {
+							wbs[sh].add(e.term, firstChunk[i-lo]+e.chunk, e.tf)
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		clear(work)
+	}
+	var wg sync.WaitGroup
+	for sh := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.tri[sh] = tbs[sh].build()
+			s.terms[sh] = wbs[sh].build()
+		}()
+	}
+	wg.Wait()
+	sort.Slice(s.syms, func(i, j int) bool { return s.syms[i].lower < s.syms[j].lower })
+	return s
+}
+
+// docWorkOf computes a doc's trigrams and chunk terms, split by shard.
+// Chunk terms are added in chunk order, so every term's values ascend.
+func docWorkOf(d *doc, bs *bitset, tk *tokenizer, shards int) docWork {
+	var dw docWork
+	if d.content != nil {
+		dw.tris = make([][]trigram, shards)
+		for _, t := range trigramsOf(d.content, bs) {
+			sh := int(uint32(t) % uint32(shards))
+			dw.tris[sh] = append(dw.tris[sh], t)
+		}
+	}
+	if d.ranked {
+		chunks, lens := chunkTerms(d, tk)
+		dw.lens = lens
+		dw.terms = make([][]termEntry, shards)
+		for c, m := range chunks {
+			for t, tf := range m {
+				sh := shardOf(t, shards)
+				dw.terms[sh] = append(dw.terms[sh], termEntry{t, uint32(c), tf})
+			}
+		}
+	}
+	return dw
+}
+
+// triRun returns trigram t's postings run.
+func (s *segment) triRun(t trigram) []byte {
+	p := &s.tri[int(uint32(t)%uint32(len(s.tri)))]
+	return p.run(t)
+}
+
+// triValues returns the docs holding trigram t.
+func (s *segment) triValues(t trigram) []uint32 {
+	return s.tri[int(uint32(t)%uint32(len(s.tri)))].values(t)
+}
+
+// termPostings returns the postings shard of term t.
+func (s *segment) termPostings(t string) *postings[string] {
+	return &s.terms[shardOf(t, len(s.terms))]
+}
+
+// trigramsOf returns the distinct folded trigrams of content, sorted;
+// seen (all clear, and left so) deduplicates them, or sorting does when
+// it is nil.
+func trigramsOf(content []byte, seen *bitset) []trigram {
+	var out []trigram
+	if len(content) < 3 {
+		return nil
+	}
+	if seen == nil {
+		a, b := fold(content[0]), fold(content[1])
+		for i := 2; i < len(content); i++ {
+			c := fold(content[i])
+			out = append(out, trigram(a)<<16|trigram(b)<<8|trigram(c))
+			a, b = b, c
+		}
+		slices.Sort(out)
+		return compactTrigrams(out)
+	}
+	a, b := fold(content[0]), fold(content[1])
+	for i := 2; i < len(content); i++ {
+		c := fold(content[i])
+		t := trigram(a)<<16 | trigram(b)<<8 | trigram(c)
+		if !seen.get(uint32(t)) {
+			seen.set(uint32(t))
+			out = append(out, t)
+		}
+		a, b = b, c
+	}
+	for _, t := range out {
+		seen.clear(uint32(t))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func compactTrigrams(s []trigram) []trigram {
+	out := s[:0]
+	for i, t := range s {
+		if i == 0 || t != s[i-1] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// chunkTerms returns each chunk's term frequencies and length. A chunk's
+// terms are its text's, its file path's and its scope's (the names of the
+// definitions it is in, counted three times: a definition's name says most
+// about it).
+func chunkTerms(d *doc, tk *tokenizer) ([]map[string]uint32, []uint32) {
+	starts := lineStarts(d.content)
+	pathTerms := map[string]uint32{}
+	tk.tokenize([]byte(d.path), func(t string) { pathTerms[t]++ })
+	out := make([]map[string]uint32, len(d.chunks))
+	lens := make([]uint32, len(d.chunks))
+	for i, c := range d.chunks {
+		m := make(map[string]uint32, 32)
+		var n uint32
+		add := func(t string) { m[t]++; n++ }
+		tk.tokenize(lineSpan(d.content, starts, c.Line, c.EndLine), add)
+		for t, k := range pathTerms {
+			m[t] += k
+			n += k
+		}
+		for range 3 {
+			tk.tokenize([]byte(c.Scope), add)
+		}
+		out[i], lens[i] = m, n
+	}
+	return out, lens
+}
+
+// lineStarts returns the byte offset of each line's start.
+func lineStarts(content []byte) []int {
+	starts := []int{0}
+	for i, c := range content {
+		if c == '\n' && i+1 < len(content) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// lineCount is the number of lines of content (a final line break does not
+// start another).
+func lineCount(content []byte) int {
+	if len(content) == 0 {
+		return 0
+	}
+	n := bytes.Count(content, []byte{'\n'})
+	if content[len(content)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lineSpan is the text of 1-based lines from..to.
+func lineSpan(content []byte, starts []int, from, to int) []byte {
+	if from < 1 || from > len(starts) {
+		return nil
+	}
+	end := len(content)
+	if to < len(starts) {
+		end = starts[to]
+	}
+	return content[starts[from-1]:end]
+}
+
+// candidates returns the docs (by number, ascending) that can satisfy p;
+// all is true when p excludes nothing.
+func (s *segment) candidates(p *plan) (docs []uint32, all bool) {
+	if p.matchAll() {
+		return nil, true
+	}
+	var cur []uint32
+	have := false
+	// Rarest trigram first keeps the intersections small.
+	tris := append([]trigram(nil), p.all...)
+	sort.Slice(tris, func(i, j int) bool { return len(s.triRun(tris[i])) < len(s.triRun(tris[j])) })
+	for _, t := range tris {
+		v := s.triValues(t)
+		if !have {
+			cur, have = v, true
+		} else {
+			cur = intersect(cur, v)
+		}
+		if len(cur) == 0 {
+			return nil, false
+		}
+	}
+	for _, group := range p.any {
+		var union []uint32
+		for _, alt := range group {
+			v, all := s.candidates(alt)
+			if all {
+				union, all = nil, true
+				goto next
+			}
+			union = unite(union, v)
+		}
+		if !have {
+			cur, have = union, true
+		} else {
+			cur = intersect(cur, union)
+		}
+	next:
+	}
+	if !have {
+		return nil, true
+	}
+	return cur, false
+}
+
+func intersect(a, b []uint32) []uint32 {
+	out := a[:0:0]
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func unite(a, b []uint32) []uint32 {
+	out := make([]uint32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// symbolsWithPrefix returns the symbols whose lower-case name starts with
+// prefix.
+func (s *segment) symbolsWithPrefix(prefix string) []symRef {
+	i := sort.Search(len(s.syms), func(i int) bool { return s.syms[i].lower >= prefix })
+	j := i
+	for j < len(s.syms) && strings.HasPrefix(s.syms[j].lower, prefix) {
+		j++
+	}
+	return s.syms[i:j]
+}
+
+// memSize estimates the bytes the segment holds beyond the docs' content.
+func (s *segment) memSize() int {
+	n := 12*len(s.chunks) + 24*len(s.syms)
+	for i := range s.tri {
+		n += s.tri[i].size() + s.terms[i].size()
+	}
+	for _, d := range s.docs {
+		n += len(d.content) + 64*len(d.symbols) + 40*len(d.chunks) + len(d.path) + 120
+	}
+	return n
+}
+
+// bitset is a fixed-size set of small integers.
+type bitset struct{ w []uint64 }
+
+func newBitset(n int) *bitset { return &bitset{w: make([]uint64, (n+63)/64)} }
+
+func (b *bitset) get(i uint32) bool { return b.w[i>>6]&(1<<(i&63)) != 0 }
+func (b *bitset) set(i uint32)      { b.w[i>>6] |= 1 << (i & 63) }
+func (b *bitset) clear(i uint32)    { b.w[i>>6] &^= 1 << (i & 63) }
