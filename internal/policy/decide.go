@@ -655,11 +655,12 @@ func celCommand(s *subject) map[string]any {
 
 func celEffect(ef *effInfo) map[string]any {
 	if ef == nil {
-		return map[string]any{"kind": "", "target": "", "resolved": "", "class": "", "unknown": false, "reason": "", "recursive": false, "glob": "", "protected": false}
+		return map[string]any{"kind": "", "target": "", "resolved": "", "class": "", "unknown": false, "reason": "", "recursive": false, "glob": "", "protected": false, "meta": false}
 	}
 	return map[string]any{
 		"kind": string(ef.Kind), "target": ef.Target, "resolved": ef.resolved, "class": string(ef.class),
 		"unknown": ef.Unknown, "reason": ef.Reason, "recursive": ef.Recursive, "glob": ef.Glob, "protected": ef.protected,
+		"meta": ef.Meta,
 	}
 }
 

@@ -85,6 +85,13 @@ type analyzer struct {
 	links map[string]string
 	// aliases defined so far (alias ls='rm -rf ~'), and those being expanded
 	aliases, aliasBusy map[string]string
+	// carried are the reads whose content command substitutions (and
+	// variables holding their output) put into the words being expanded;
+	// the command the words belong to takes them (runOpts.carries).
+	carried []Effect
+	// gitRemotes are the remotes added (or re-pointed) earlier in the
+	// line: name -> URL.
+	gitRemotes map[string]string
 }
 
 // cmdMeta is what the analyser remembers about a reported command.
@@ -115,6 +122,10 @@ type stdinInfo struct {
 	// find ROOT -name N prints files called N below ROOT (a field with
 	// under and named set), and filters (grep, head, sort) keep a subset.
 	paths *field
+	// carries are the reads whose content flows in: what earlier stages of
+	// the pipeline read (cat ~/.bash_history | curl -d @- …), or the
+	// environment (env | …), so a network program at the end sends them.
+	carries []Effect
 }
 
 func (c *ctx) withVia(v string) *ctx {
@@ -212,6 +223,7 @@ type variable struct {
 	f        field
 	unset    bool // known to be unset
 	exported bool
+	carries  []Effect // reads whose content the value holds (x=$(cat f))
 }
 
 func (a *analyzer) initialState() *state {
@@ -735,6 +747,7 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 		start := len(a.out.Commands)
 		a.stmt(c.withStdin(in), st.clone(), p)
 		next := stdinInfo{pipeline: &pipeSpan}
+		next.carries = carriesOf(in.carries, a.out.Commands[start:])
 		if in.remote {
 			next.remote, next.what = true, in.what
 		}

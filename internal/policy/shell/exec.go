@@ -14,6 +14,9 @@ type runOpts struct {
 	env  map[string]field // per-command assignments (VAR=x cmd, env VAR=x)
 	effs []Effect         // effects of the statement's redirections
 	tags []string
+	// carries are the reads whose content the command's words hold
+	// (through $(…) or variables set from one): see flow.
+	carries []Effect
 }
 
 // call is one command being analysed.
@@ -32,9 +35,18 @@ type call struct {
 }
 
 func (a *analyzer) callExpr(c *ctx, st *state, s *syntax.Stmt, ce *syntax.CallExpr) {
+	mark := len(a.carried)
+	defer func() { a.carried = a.carried[:min(mark, len(a.carried))] }()
 	if len(ce.Args) == 0 {
 		for _, as := range ce.Assigns {
 			a.assign(c, st, as, false)
+			if len(a.carried) > mark && as.Name != nil {
+				if v, ok := st.vars[as.Name.Value]; ok {
+					v.carries = append([]Effect(nil), a.carried[mark:]...)
+					st.vars[as.Name.Value] = v
+				}
+				a.carried = a.carried[:mark]
+			}
 			a.hookVar(c, st, s, as)
 		}
 		a.redirectOnly(c, st, s)
@@ -57,7 +69,11 @@ func (a *analyzer) callExpr(c *ctx, st *state, s *syntax.Stmt, ce *syntax.CallEx
 		cc = c.withStdin(in)
 	}
 	start := len(a.out.Commands)
-	a.run(cc, st, argv, runOpts{sp: stmtSpan(s), env: env, effs: effs, tags: tags})
+	var carries []Effect
+	if len(a.carried) > mark {
+		carries = append(carries, a.carried[mark:]...)
+	}
+	a.run(cc, st, argv, runOpts{sp: stmtSpan(s), env: env, effs: effs, tags: tags, carries: carries})
 	a.recordWritten(st, s.Redirs, start)
 }
 
@@ -321,7 +337,13 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 		return e, false
 	}
 	if f.tmpl && f.bind != nil {
-		f = *f.bind
+		if g, ok := tmplGlob(f); ok && kind == Read {
+			// a read is judged on the names it can reach; a delete or
+			// write stays unknown (the item may climb out with "..")
+			f = g
+		} else {
+			f = *f.bind
+		}
 	}
 	if !f.known {
 		e.Unknown = true
@@ -380,6 +402,28 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 		e.Glob = path.Join(abs, globRest)
 	}
 	return e, true
+}
+
+// tmplGlob is a path template whose item is not known (xargs -I{} cat
+// ~/.ssh/{} with ls's output unknown) as the glob of the names it can
+// take: the directory before the item is known, so ~/.ssh/* is what it
+// reaches. ok is false when no directory is known before the item.
+func tmplGlob(f field) (field, bool) {
+	if f.bind.known || f.bind.remote {
+		return field{}, false
+	}
+	marker := "${" + argVar + "}"
+	i := strings.Index(f.val, marker)
+	if i <= 0 || !strings.Contains(f.val[:i], "/") || strings.ContainsAny(f.val[:i], "$`") {
+		return field{}, false
+	}
+	rest := f.val[i+len(marker):]
+	if strings.ContainsAny(rest, "$`") {
+		return field{}, false
+	}
+	g := f
+	g.val, g.known, g.glob, g.tmpl, g.bind, g.reason = f.val[:i]+"*"+rest, true, true, false, nil, ""
+	return g, true
 }
 
 // physical cleans the absolute path raw as the kernel resolves it (see
@@ -520,6 +564,7 @@ func (a *analyzer) run(c *ctx, st *state, argv []field, ro runOpts) {
 	}
 	k := a.newCall(c, st, argv, ro)
 	a.model(k)
+	k.flow()
 	a.finish(k)
 }
 
@@ -628,7 +673,7 @@ func isSystemBin(p string) bool {
 }
 
 func (a *analyzer) finish(k *call) {
-	keep := !k.wrapper || len(k.cmd.Effects) > 0 || len(k.cmd.Tags) > 0
+	keep := !k.wrapper || len(k.cmd.Effects) > 0 || len(k.cmd.Tags) > 0 || printsEnv(&k.cmd) // env alone prints the environment
 	if keep {
 		if !a.add(k.st, k.cmd, k.meta) {
 			return

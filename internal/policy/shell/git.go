@@ -115,6 +115,8 @@ func (k *call) git() {
 		}
 	case "push":
 		k.gitPush(rest)
+	case "remote":
+		k.gitRemote(rest)
 	case "filter-branch", "filter-repo", "replace":
 		k.tag(TagGitHistory)
 	case "rebase":
@@ -365,6 +367,16 @@ func (k *call) gitPush(rest []field) {
 			branches = append(branches, dst)
 		}
 	}
+	if u, ok := k.a.gitRemotes[remote]; ok {
+		// a remote added earlier in the line: the repository goes there
+		k.tag(TagGitPushNew)
+		k.attr("remote", remote)
+		k.attr("url", u)
+		k.eff(Effect{Kind: Network, Target: u})
+	} else if isGitURL(remote) {
+		k.tag(TagGitPushNew)
+		k.attr("url", remote)
+	}
 	if remote != "" {
 		k.eff(Effect{Kind: Network, Target: remote})
 	} else {
@@ -472,4 +484,32 @@ func (k *call) gitConfig(rest []field) {
 		k.attr("key", ops[0].text(k.c))
 	}
 	k.file(Write, target, false)
+}
+
+// gitRemote records the remotes git remote add / set-url point elsewhere
+// in this line, so a later push to one is judged as a push to that URL.
+func (k *call) gitRemote(rest []field) {
+	p := parseOpts(rest, spec{arg: "tm", long: []string{"track", "master", "mirror"}})
+	if len(p.ops) < 3 || !p.ops[0].known || !p.ops[1].known {
+		return
+	}
+	switch p.ops[0].val {
+	case "add", "set-url":
+		url := p.ops[len(p.ops)-1].text(k.c)
+		if k.a.gitRemotes == nil {
+			k.a.gitRemotes = map[string]string{}
+		}
+		k.a.gitRemotes[p.ops[1].val] = url
+		k.attr("url", url)
+	}
+}
+
+// isGitURL reports whether a push's remote is a URL or an scp-like
+// address rather than a configured remote's name.
+func isGitURL(r string) bool {
+	if strings.Contains(r, "://") {
+		return true
+	}
+	at, colon := strings.IndexByte(r, '@'), strings.IndexByte(r, ':')
+	return at > 0 && colon > at
 }

@@ -117,8 +117,11 @@ func patternPrograms() []matcher {
 	return []matcher{
 		{what: "shells", match: isShell, model: (*call).shell,
 			examples: []example{ex("bash -c 'rm -rf /x'", "delete:r /x", "via rm bash -c")}},
-		{what: "python", match: isPython, model: interpreter("c", "m", "WX", "python"),
-			examples: []example{ex("python3.12 script.py", "exec /home/u/proj/script.py")}},
+		{what: "python", match: isPython, model: func(k *call) { k.interp("c", "m", "WX", "python"); k.webServer() },
+			examples: []example{ex("python3.12 script.py", "exec /home/u/proj/script.py"),
+				ex("python3 -m http.server 8000 --directory ~", "read:r /home/u", "net 0.0.0.0:8000"),
+				ex("cd ~ && python -m http.server", "read:r /home/u"),
+				ex("python3 -m http.server -d dist", "read:r /home/u/proj/dist")}},
 		{what: "file system makers", match: isMkfs, model: (*call).format,
 			examples: []example{ex("mkfs.ext4 /dev/sdb1", "tag fs.format", "write /dev/sdb1")}},
 		{what: "checksums", match: isChecksum, model: func(k *call) { k.reader(spec{arg: "c"}, 0, false) },

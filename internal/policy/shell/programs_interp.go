@@ -13,7 +13,7 @@ func interpPrograms() []program {
 			examples: []example{ex("node -e 'x'", "exec"), ex("node app.js", "exec /home/u/proj/app.js")}},
 		{names: []string{"ruby", "irb"}, model: interpreter("e", "", "rIC", "ruby"),
 			examples: []example{ex("ruby -I lib t.rb", "exec /home/u/proj/t.rb", "!exec /home/u/proj/lib")}},
-		{names: []string{"php"}, model: interpreter("r", "", "dcf", "php"),
+		{names: []string{"php"}, model: func(k *call) { k.interp("r", "", "dcf", "php"); k.webServer() },
 			examples: []example{ex("php -d x=1 s.php", "exec /home/u/proj/s.php")}},
 		{names: []string{"lua", "luajit", "Rscript", "R", "tclsh", "osascript", "julia", "ts-node", "tsx", "swift", "groovy", "scala", "elixir", "erl", "escript"}, model: interpreter("e", "", "l", ""),
 			examples: []example{ex("lua -l m s.lua", "exec /home/u/proj/s.lua", "!exec /home/u/proj/m")}},
@@ -350,4 +350,50 @@ func (k *call) perl() {
 	case loopMode:
 		k.files(Read, rest, false)
 	}
+}
+
+// webServer models the web servers interpreters start (python -m
+// http.server, php -S): every file below the directory they serve can be
+// fetched by whoever reaches the port, which is a recursive read of that
+// directory sent over the network.
+func (k *call) webServer() {
+	args := k.args
+	switch {
+	case isPython(k.name):
+		i := 0
+		for i < len(args) && !(args[i].known && args[i].val == "-m") {
+			i++
+		}
+		if i+1 >= len(args) || !args[i+1].known || (args[i+1].val != "http.server" && args[i+1].val != "SimpleHTTPServer") {
+			return
+		}
+		p := parseOpts(args[i+2:], spec{arg: "bdp", long: []string{"bind", "directory", "protocol"}})
+		port := "8000"
+		if len(p.ops) > 0 && p.ops[0].known {
+			port = p.ops[0].val
+		}
+		dir := lit(".")
+		if d, ok := p.get("d", "directory"); ok {
+			dir = d
+		}
+		k.serve(dir, "0.0.0.0:"+port)
+	case k.name == "php":
+		p := parseOpts(args, spec{arg: "Stcdfr", long: []string{}})
+		addr, ok := p.get("S")
+		if !ok {
+			return
+		}
+		dir := lit(".")
+		if d, ok := p.get("t"); ok {
+			dir = d
+		}
+		k.serve(dir, addr.text(k.c))
+	}
+}
+
+// serve records a web server over dir listening at addr.
+func (k *call) serve(dir field, addr string) {
+	k.file(Read, dir, true)
+	k.eff(Effect{Kind: Network, Target: addr, Reason: "serves " + dir.text(k.c)})
+	k.tag(TagUpload)
 }

@@ -553,6 +553,9 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 		return []field{unknownField("unsupported parameter expansion")}
 	}
 	name := x.Param.Value
+	if v, ok := st.vars[name]; ok && len(v.carries) > 0 && len(a.carried) < maxCarries {
+		a.carried = append(a.carried, v.carries...)
+	}
 	switch {
 	case x.Excl:
 		return []field{unknownField("indirect expansion ${!" + name + "} is not known at check time")}
@@ -726,6 +729,9 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 	start := len(a.out.Commands)
 	sub := st.clone()
 	a.stmts(c.withVia("$()"), sub, x.Stmts)
+	if len(a.carried) < maxCarries {
+		a.carried = carriesOf(a.carried, a.out.Commands[start:])
+	}
 	f := unknownField("output of command substitution is not known at check time")
 	f.subst = true
 	for i := start; i < len(a.out.Commands); i++ {

