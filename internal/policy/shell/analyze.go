@@ -92,6 +92,9 @@ type analyzer struct {
 	// gitRemotes are the remotes added (or re-pointed) earlier in the
 	// line: name -> URL.
 	gitRemotes map[string]string
+	// npmScripts are the package.json scripts set in the line (npm pkg set
+	// scripts.x=...): name -> code; "*" when one was set to an unknown value
+	npmScripts map[string]field
 }
 
 // cmdMeta is what the analyser remembers about a reported command.

@@ -241,7 +241,8 @@ func joinTcl(ws []tclWord) tclWord {
 
 func (k *call) tclField(code field, w tclWord) field {
 	if w.known {
-		return sub(plain(code), w.val)
+		// Tcl expands ~ in file names; read it as the shell would
+		return k.home(sub(plain(code), w.val))
 	}
 	f := plain(code)
 	f.known, f.val, f.reason = false, "", "an argument "+k.name+" computes at run time"

@@ -49,12 +49,14 @@ func (k *call) git() {
 		}
 		i++
 	}
+	k.gitEnv()
 	if i >= len(args) || !args[i].known {
 		return
 	}
 	sc := args[i].val
 	rest := args[i+1:]
 	k.attr("subcommand", sc)
+	k.gitRuns(sc, rest)
 	switch sc {
 	case "rm":
 		p := parseOpts(rest, spec{long: []string{"pathspec-from-file"}})

@@ -72,6 +72,7 @@ func init() {
 			sysPrograms(),
 			runnerPrograms(),
 			editorPrograms(),
+			buildPrograms(),
 		},
 		patternPrograms(),
 	)

@@ -9,7 +9,9 @@ import (
 func pkgPrograms() []program {
 	return []program{
 		{names: []string{"npm", "pnpm", "yarn", "bun", "cnpm"}, model: (*call).jsPM,
-			examples: []example{ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules"), ex("npm run build", "exec package.json script")}},
+			examples: []example{ex("npm pkg set scripts.x='rm -rf /x' && npm run x", "delete:r /x", "via rm npm run x"),
+				ex("echo '{\"scripts\":{\"test\":\"rm -rf /x\"}}' > package.json && yarn test", "delete:r /x"), ex("npm run test", "!delete"),
+				ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules"), ex("npm run build", "exec package.json script")}},
 		{names: []string{"cargo"}, model: func(k *call) {
 			k.subcmdTags(map[string]string{"publish": TagPublish}, "crates.io")
 			k.pkgInstall("cargo", "crates.io", "install", "add", "fetch", "update", "build")
@@ -141,6 +143,9 @@ func (k *call) jsPM() {
 		k.attr("subcommand", sc)
 		k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
 	case "install", "i", "add", "ci", "update", "up", "upgrade", "in", "isntall":
+		for _, n := range []string{"preinstall", "install", "postinstall", "prepare"} {
+			k.npmRunScript(n)
+		}
 		k.tag(TagPackageInstall)
 		k.attr("manager", k.name)
 		k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
@@ -149,14 +154,30 @@ func (k *call) jsPM() {
 		}
 	case "exec", "x", "dlx":
 		k.npx(rest, k.name+" "+sc)
-	case "run", "run-script", "test", "start", "t":
+	case "pkg", "set-script":
+		k.npmSetScripts(sc, rest)
+	case "run", "run-script", "test", "start", "t", "restart", "stop":
 		k.eff(Effect{Kind: Exec, Target: "package.json script", Reason: "runs a package.json script"})
+		name := sc
+		if sc == "run" || sc == "run-script" {
+			name = ""
+			if r := parseOpts(rest, spec{stop: true}); len(r.ops) > 0 && r.ops[0].known {
+				name = r.ops[0].val
+			}
+		} else if sc == "t" {
+			name = "test"
+		}
+		if name != "" {
+			k.npmRunScript(name)
+		}
 		if k.name == "bun" && sc == "run" && len(rest) > 0 && rest[0].known && (strings.HasSuffix(rest[0].val, ".ts") || strings.HasSuffix(rest[0].val, ".js")) {
 			k.script(rest[0], false)
 		}
 	default:
 		if k.name == "bun" && (strings.HasSuffix(sc, ".ts") || strings.HasSuffix(sc, ".js") || strings.HasSuffix(sc, ".tsx")) {
 			k.script(p.ops[0], false)
+		} else if k.name != "npm" && k.name != "cnpm" {
+			k.npmRunScript(sc) // yarn x, pnpm x: a script by name
 		}
 	}
 }

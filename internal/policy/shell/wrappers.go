@@ -39,6 +39,13 @@ func (k *call) sudo() {
 	}
 	if len(p.ops) == 0 && p.has("s", "shell", "i", "login") {
 		k.attr("shell", "interactive")
+		// the root shell reads its commands from stdin: sudo -s <<< 'cmd'
+		saved := k.st
+		if st != nil {
+			k.st = st
+		}
+		k.stdinCode(true)
+		k.st = saved
 	}
 	k.inner(p.ops, "sudo", st, nil)
 }
@@ -50,6 +57,9 @@ func (k *call) doas() {
 		user = u.text(k.c)
 	}
 	k.privilege(user)
+	if len(p.ops) == 0 && p.has("s") {
+		k.stdinCode(true) // the shell reads its commands from stdin
+	}
 	k.inner(p.ops, k.name, nil, nil)
 }
 
@@ -79,6 +89,8 @@ func (k *call) su() {
 	k.privilege(user)
 	if code, ok := p.get("c", "command", "session-command"); ok {
 		k.nested(code, "su -c", nil, false)
+	} else {
+		k.stdinCode(true) // the login shell reads its commands from stdin
 	}
 }
 
@@ -148,6 +160,20 @@ loop:
 			default:
 				s, _ = takeNext()
 			}
+			rest := args[i+1:]
+			if code := joinCode(rest); s.known && code.known {
+				// env -S splits its string with quotes, escapes and
+				// ${VAR}; read it as the shell would, which is a little
+				// broader (it also expands ~)
+				words := make([]string, 0, len(rest))
+				for _, r := range rest {
+					words = append(words, r.val)
+				}
+				c := sub(s, strings.TrimSpace(s.val+" "+Join(words...)))
+				k.ro.env = mergeEnv(k.ro.env, env)
+				k.nestedIn(c, "env -S", st)
+				return
+			}
 			var words []field
 			if s.known {
 				for _, w := range strings.Fields(s.val) {
@@ -156,8 +182,7 @@ loop:
 			} else {
 				words = append(words, s)
 			}
-			rest := append(words, args[i+1:]...)
-			k.inner(rest, "env", st, env)
+			k.inner(append(words, rest...), "env", st, env)
 			return
 		case strings.HasPrefix(v, "--"):
 		case strings.HasPrefix(v, "-") && len(v) > 1:
