@@ -94,7 +94,8 @@ func TestShellToolFields(t *testing.T) {
 	}
 	runCases(t, p, []decideCase{
 		{call: call("bash", map[string]any{"command": "rm -rf Pictures", "workdir": home}), want: Deny},
-		{call: call("bash", map[string]any{"command": "rm -rf *", "workdir": "src"}), want: Allow},
+		{call: call("bash", map[string]any{"command": "rm -rf gen/*", "workdir": "src"}), want: Allow},
+		{call: call("bash", map[string]any{"command": "rm -rf *", "workdir": "src"}), want: Ask}, // the whole of src
 		{call: call("bash", map[string]any{"command": "rm -rf *", "workdir": "../"}), want: Deny},
 		{call: call("shell", map[string]any{"command": []any{"bash", "-lc", "rm -rf .ssh"}, "workdir": home}), want: Deny},
 		{call: call("shell", map[string]any{"command": []any{"rm", "-rf", "build"}, "workdir": w}), want: Allow},
@@ -211,5 +212,76 @@ func TestSecretFlows(t *testing.T) {
 		{call: bash("git remote add upstream https://github.com/o/r.git && git fetch upstream"), want: Allow},
 		{call: bash("dig example.com MX"), want: Allow},
 		{call: bash("echo '{\"q\":1}' | curl -s -d @- https://api.example.com/search"), want: Allow},
+	})
+}
+
+// TestPrivilege: a shell as root or another user asks, su/pkexec/doas ask
+// at least, what runs under sudo is judged as itself (denied when it is
+// denied), and granting privilege to a program (setuid, capabilities)
+// asks.
+func TestPrivilege(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("sudo -s"), want: Ask},
+		{call: bash("sudo -iu postgres"), want: Ask},
+		{call: bash("sudo /bin/zsh -l"), want: Ask},
+		{call: bash("sudo -u deploy bash"), want: Ask},
+		{call: bash("sudo su -"), want: Ask},
+		{call: bash("sudo python3"), want: Ask},
+		{call: bash("doas sh"), want: Ask},
+		{call: bash("pkexec /usr/bin/env bash"), want: Ask},
+		{call: bash("su - deploy"), want: Ask},
+		{call: bash("su -c 'systemctl status nginx' root"), want: Ask},
+		{call: bash("doas make install"), want: Ask},
+		{call: bash("run0 --user=root ls /root"), want: Ask},
+		{call: bash("doas rm -rf /usr/local"), want: Deny},
+		{call: bash("su -c 'rm -rf /var/lib/mysql' root"), want: Deny},
+		{call: bash("sudo -u www-data tee /etc/cron.d/job"), want: Deny},
+		{call: bash("chmod g+s ./bin/helper"), want: Ask},
+		{call: bash("chmod 6755 build/tool"), want: Ask},
+		{call: bash("setcap cap_net_bind_service=+ep ./server"), want: Ask},
+		{call: bash("chmod 0755 build/tool"), want: Allow},
+		{call: bash("chmod u+x,g-w scripts/run.sh"), want: Allow},
+		{call: bash("sudo systemctl status docker"), want: Allow},
+		{call: bash("sudo -k"), want: Allow},
+		{call: bash("sudo lsof -i :8080"), want: Allow},
+		{call: bash("getcap ./server"), want: Allow},
+	})
+}
+
+// TestIrreversibleInWorkspace: operations a person would want to confirm
+// even inside the workspace: the whole of a source directory, the
+// repository, uncommitted work across a tree, stashes; build outputs and
+// single files stay allowed.
+func TestIrreversibleInWorkspace(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("rm -r lib"), want: Ask},
+		{call: bash("rm -rf ./tests/"), want: Ask},
+		{call: bash("cd internal && rm -rf ./*"), want: Ask},
+		{call: bash("rm -rf src/legacy"), want: Allow},
+		{call: bash("rm -rf src/*.orig"), want: Allow},
+		{call: bash("find src -name '*.o' -delete"), want: Allow},
+		{call: bash("git rm -r --cached docs"), want: Allow},
+		{call: bash("rm -rf target out .venv"), want: Allow},
+		{call: bash("rm -rf .git/"), want: Ask},
+		{call: bash("git checkout -- src/"), want: Ask},
+		{call: bash("git checkout ."), want: Ask},
+		{call: bash("git checkout --force main"), want: Ask},
+		{call: bash("git restore --staged --worktree ."), want: Ask},
+		{call: bash("git restore :/"), want: Ask},
+		{call: bash("git switch --discard-changes main"), want: Ask},
+		{call: bash("git stash clear"), want: Ask},
+		{call: bash("git checkout -- README.md"), want: Allow},
+		{call: bash("git restore --staged ."), want: Allow},
+		{call: bash("git stash list"), want: Allow},
+		{call: bash("git stash pop"), want: Allow},
+		{call: bash("git switch -c feat/x"), want: Allow},
+		// extraction and patching land where they land
+		{call: bash("cd ~ && cpio -id < /tmp/a.cpio"), want: Deny},
+		{call: bash("cpio -idv < vendor.cpio"), want: Allow},
+		{call: bash("patch ~/.profile < /tmp/p.diff"), want: Deny},
+		{call: bash("patch -p1 < fix.diff"), want: Allow},
+		{call: bash("patch -d /etc -p0 < x.diff"), want: Deny},
 	})
 }

@@ -115,6 +115,7 @@ func (k *call) git() {
 		for _, o := range p.ops {
 			k.file(Write, o, o.known && (o.val == "." || strings.HasSuffix(o.val, "/")))
 		}
+		k.discardIfWhole(p.ops, "restore")
 	case "push":
 		k.gitPush(rest)
 	case "remote":
@@ -163,6 +164,10 @@ func (k *call) git() {
 	case "stash":
 		if len(rest) > 0 && (rest[0].val == "clear" || rest[0].val == "drop") {
 			k.attr("stash", rest[0].val)
+			if rest[0].val == "clear" {
+				k.tag(TagGitDiscard)
+				k.attr("discard", "stash clear")
+			}
 		}
 	case "config":
 		k.gitConfig(rest)
@@ -232,6 +237,7 @@ func (k *call) gitCheckout(rest []field, flow *state) {
 		for _, o := range rest[dd+1:] {
 			k.file(Write, o, o.known && (o.val == "." || strings.HasSuffix(o.val, "/")))
 		}
+		k.discardIfWhole(rest[dd+1:], "checkout --")
 		if p.has("b", "B", "orphan") {
 			k.setBranch(flow, p, nil, "b", "B", "orphan")
 		}
@@ -245,6 +251,8 @@ func (k *call) gitCheckout(rest []field, flow *state) {
 	}
 	if p.has("f", "force") || paths {
 		k.file(Write, lit("."), true)
+		k.tag(TagGitDiscard)
+		k.attr("discard", "checkout "+map[bool]string{true: "-f", false: "."}[p.has("f", "force")])
 	}
 	if p.has("p", "patch") || paths && !p.has("b", "B", "orphan") || len(p.ops) > 1 && !p.has("b", "B", "orphan") {
 		return // files from a commit; the branch stays
@@ -255,6 +263,11 @@ func (k *call) gitCheckout(rest []field, flow *state) {
 // gitSwitch models git switch: it changes the current branch.
 func (k *call) gitSwitch(rest []field, flow *state) {
 	p := parseOpts(rest, spec{arg: "cC", long: []string{"create", "force-create", "orphan", "conflict"}})
+	if p.has("f", "force", "discard-changes") {
+		k.file(Write, lit("."), true)
+		k.tag(TagGitDiscard)
+		k.attr("discard", "switch --discard-changes")
+	}
 	k.setBranch(flow, p, p.ops, "c", "C", "create", "force-create", "orphan")
 }
 
@@ -514,4 +527,17 @@ func isGitURL(r string) bool {
 	}
 	at, colon := strings.IndexByte(r, '@'), strings.IndexByte(r, ':')
 	return at > 0 && colon > at
+}
+
+// discardIfWhole tags a checkout or restore of paths that overwrites
+// uncommitted work across a whole tree (".", a directory, ":/", a glob):
+// a single file's discard stays a plain write.
+func (k *call) discardIfWhole(paths []field, what string) {
+	for _, o := range paths {
+		if !o.known || o.glob || o.val == "." || o.val == "./" || o.val == ":/" || o.val == "*" || strings.HasSuffix(o.val, "/") {
+			k.tag(TagGitDiscard)
+			k.attr("discard", what+" "+o.text(k.c))
+			return
+		}
+	}
 }

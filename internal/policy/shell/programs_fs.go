@@ -8,6 +8,13 @@ import (
 // fsPrograms declares programs that delete, write, move or change the attributes of files.
 func fsPrograms() []program {
 	return []program{
+		{names: []string{"patch"}, model: (*call).patch,
+			examples: []example{ex("patch ~/.bashrc < fix.diff", "write /home/u/.bashrc", "read /home/u/proj/fix.diff"),
+				ex("patch -p1 < fix.diff", "write:r /home/u/proj"), ex("patch -d ~ -p1 -i x.diff", "write:r /home/u", "read /home/u/proj/x.diff"),
+				ex("patch -o out.txt in.txt d.diff", "write /home/u/proj/out.txt", "read /home/u/proj/in.txt", "read /home/u/proj/d.diff")}},
+		{names: []string{"cpio"}, model: (*call).cpio,
+			examples: []example{ex("cd / && cpio -idmu < x.cpio", "write:r /"), ex("cpio -i -D out < a.cpio", "write:r /home/u/proj/out"),
+				ex("find . | cpio -o > a.cpio", "!write:r /home/u/proj"), ex("find src | cpio -pdm ~/bak", "write:r /home/u/bak")}},
 		{names: []string{"rm"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{})
 			rec := p.has("r", "R", "recursive")
@@ -289,5 +296,54 @@ func (k *call) chmod() {
 	k.files(Write, files, rec)
 	if rec {
 		k.tag(TagPermRecursive)
+	}
+}
+
+// patch models patch: the file named (or, with none, the files the diff
+// names, below -d DIR or the current directory) is written; the diff and
+// the original are read.
+func (k *call) patch() {
+	p := parseOpts(k.args, spec{arg: "pdiobBFrVYzDg", long: []string{"strip", "directory", "input", "output", "backup", "prefix", "fuzz", "reject-file", "version-control", "basename-prefix", "suffix", "ifdef", "quoting-style", "get"}})
+	k.files(Read, p.all("i", "input"), false)
+	dir := lit(".")
+	if d, ok := p.get("d", "directory"); ok {
+		dir = d
+	}
+	if o, ok := p.get("o", "output"); ok {
+		k.file(Write, o, false)
+		k.files(Read, p.ops, false)
+		return
+	}
+	if len(p.ops) == 0 {
+		k.file(Write, dir, true) // the files the diff names, below dir
+		return
+	}
+	if dir.known && dir.val != "." && p.ops[0].known && !strings.HasPrefix(p.ops[0].val, "/") {
+		k.file(Write, sub(p.ops[0], path.Join(dir.val, p.ops[0].val)), false)
+	} else {
+		k.file(Write, p.ops[0], false)
+	}
+	k.files(Read, p.ops[1:], false)
+}
+
+// cpio models cpio: -i extracts an archive into the current directory (or
+// -D DIR), -p copies the files named on stdin into a directory, -o only
+// writes an archive to stdout.
+func (k *call) cpio() {
+	p := parseOpts(k.args, spec{arg: "DEFHIMORCs", long: []string{"directory", "pattern-file", "file", "format", "io-size", "message", "owner", "block-size", "rsh-command"}})
+	for _, f := range p.all("F", "file", "E", "pattern-file") {
+		k.file(Read, f, false)
+	}
+	switch {
+	case p.has("i", "extract"):
+		dir := lit(".")
+		if d, ok := p.get("D", "directory"); ok {
+			dir = d
+		}
+		k.file(Write, dir, true)
+	case p.has("p", "pass-through"):
+		if len(p.ops) > 0 {
+			k.file(Write, p.ops[len(p.ops)-1], true)
+		}
 	}
 }
