@@ -24,6 +24,7 @@ func TestControlEnabledFalse(t *testing.T) {
   hooks: 127.0.0.1:0
   health: 127.0.0.1:0
   mcp: 127.0.0.1:0
+  agent: 127.0.0.1:0
 control:
   enabled: false
 `), 0o600); err != nil {

@@ -134,7 +134,7 @@ func startDaemonIn(t testing.TB, dataDir, wd string, env []string, extra ...stri
 	t.Helper()
 	home := filepath.Join(filepath.Dir(dataDir), "home")
 	os.MkdirAll(home, 0o700)
-	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--hooks-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--mcp-addr", "127.0.0.1:0"}, extra...)
+	args := append([]string{"serve", "--data-dir", dataDir, "--monitor-addr", "127.0.0.1:0", "--hooks-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--mcp-addr", "127.0.0.1:0", "--agent-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(isolatedEnv(t, home), env...)
 	cmd.Dir = wd

@@ -23,7 +23,7 @@ func TestServeRefusesEmptiedLog(t *testing.T) {
 	if err := os.Truncate(logPath, 0); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=", "--control-addr=", "--mcp-addr=")
+	cmd := exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=", "--control-addr=", "--mcp-addr=", "--agent-addr=")
 	cmd.Env = isolatedEnv(t, filepath.Join(filepath.Dir(data), "home"))
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), logPath) || !strings.Contains(string(out), "empty (0 bytes)") ||
@@ -138,7 +138,7 @@ func TestServeRefusesCorruptedLog(t *testing.T) {
 		}
 	}
 	f.Close()
-	cmd := exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=", "--control-addr=", "--mcp-addr=")
+	cmd := exec.Command(binary, "serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=", "--control-addr=", "--mcp-addr=", "--agent-addr=")
 	cmd.Env = isolatedEnv(t, filepath.Join(filepath.Dir(data), "home"))
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), logPath+" refused") || !strings.Contains(string(out), "restore the log from a backup") {

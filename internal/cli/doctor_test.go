@@ -29,7 +29,7 @@ func runDoctor(t *testing.T, home, dataDir string) (map[string]check, int) {
 	if err := os.MkdirAll(filepath.Dir(cfgFile), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	anyPort := "listeners: {monitor: 127.0.0.1:0, hooks: 127.0.0.1:0, health: 127.0.0.1:0, control: 127.0.0.1:0, mcp: 127.0.0.1:0}\n"
+	anyPort := "listeners: {monitor: 127.0.0.1:0, hooks: 127.0.0.1:0, health: 127.0.0.1:0, control: 127.0.0.1:0, mcp: 127.0.0.1:0, agent: 127.0.0.1:0}\n"
 	if err := os.WriteFile(cfgFile, []byte(anyPort), 0o600); err != nil {
 		t.Fatal(err)
 	}

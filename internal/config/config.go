@@ -27,6 +27,9 @@ const (
 	// DefaultMCPAddr is the MCP door. The spec gives no port; warden's sits
 	// next to the monitor's and the hook door's.
 	DefaultMCPAddr = "127.0.0.1:37125"
+	// DefaultAgentAddr is the Agent API door (specs/agent-api.md's
+	// production port; its development port is 8082).
+	DefaultAgentAddr = "127.0.0.1:8080"
 )
 
 // Config is the whole of warden's configuration. Zero values mean "default".

@@ -37,6 +37,7 @@ import (
 	"github.com/warden-dev/warden/internal/proof"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/protocol/control"
+	"github.com/warden-dev/warden/internal/provider"
 	"github.com/warden-dev/warden/internal/sandbox"
 	"github.com/warden-dev/warden/internal/store/sqlite"
 	"github.com/warden-dev/warden/internal/workspace"
@@ -101,6 +102,9 @@ type Config struct {
 	// Reconfigure returns the configuration as it would be built now (the
 	// config file and flags read again); nil reloads the policy file only.
 	Reconfigure func() (Config, error)
+	// Models are the model providers warden's own agent may use (the
+	// Agent API door); nil means none is configured.
+	Models *provider.Registry
 	// Limits bound what one client may hold of a door (request body read
 	// timeout, unauthenticated control connections).
 	Limits config.Limits
@@ -313,8 +317,12 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			logger.Warn("stopping workspace services", "err", cerr)
 		}
 	}()
+	models := cfg.Models
+	if models == nil {
+		models = provider.NewRegistry()
+	}
 	deps := &Deps{
-		Ctx: ctx, Config: cfg, Core: c, Ops: opsSvc, Credentials: creds, Supervisor: sv, Keys: doorKeys,
+		Ctx: ctx, Config: cfg, Core: c, Ops: opsSvc, Credentials: creds, Supervisor: sv, Keys: doorKeys, Models: models,
 		Runtime: rt, Confiner: agentConfiner(c, sv, cfg, kept, keptErr, logger), Logger: logger, built: map[string]Door{},
 	}
 	var built []Door

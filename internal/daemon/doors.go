@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/warden-dev/warden/internal/agent"
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/confine"
 	"github.com/warden-dev/warden/internal/core"
@@ -19,10 +20,12 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/proof"
+	"github.com/warden-dev/warden/internal/protocol/agentapi"
 	"github.com/warden-dev/warden/internal/protocol/control"
 	"github.com/warden-dev/warden/internal/protocol/hooks"
 	"github.com/warden-dev/warden/internal/protocol/mcp"
 	"github.com/warden-dev/warden/internal/protocol/monitor"
+	"github.com/warden-dev/warden/internal/provider"
 )
 
 // Door is one wire protocol, served on its own TCP listener: an
@@ -70,7 +73,9 @@ type Deps struct {
 	Ops         *ops.Service
 	Credentials *credential.Store
 	Supervisor  *supervisor.Supervisor
-	Keys        proof.Keys
+	// Models are the model providers of warden's own agent.
+	Models *provider.Registry
+	Keys   proof.Keys
 	// Runtime has the bound address of every listener.
 	Runtime Runtime
 	// Confiner rewrites agents' allowed shell calls (nil: not confined).
@@ -87,6 +92,7 @@ func (d *Deps) door(name string) Door { return d.built[name] }
 // are built.
 func Doors() []DoorSpec {
 	return []DoorSpec{
+		{Name: "agent", DefaultAddr: config.DefaultAgentAddr, New: newAgentDoor},
 		{Name: "control", DefaultAddr: config.DefaultControlAddr, Addr: controlAddr, Off: controlOff, New: newControlDoor,
 			AgentEnv: func(a string) map[string]string {
 				return map[string]string{"WARDEN_CONTROL_PORT": strconv.Itoa(portOf(a))}
@@ -256,4 +262,36 @@ func newMCPDoor(d *Deps) (Door, error) {
 		Core: d.Core, Credentials: d.Credentials, Workspaces: mcpWorkspaces{d.Supervisor}, Commands: controlCommands{ctl.Server}, Ops: d.Ops,
 		Logger: d.Logger.With("door", "mcp"), Version: d.Config.Version,
 	})
+}
+
+// agentDoor is the Agent API door and the engine of warden's own agent it
+// serves.
+type agentDoor struct {
+	*agentapi.Server
+	engine *agent.Engine
+}
+
+// Close tells the door's clients to go, then aborts the turns still
+// running and waits for their teardown (every call gets its result).
+func (a agentDoor) Close() error {
+	return errors.Join(a.Server.Close(), a.engine.Close())
+}
+
+func newAgentDoor(d *Deps) (Door, error) {
+	eng, err := agent.New(agent.Options{Core: d.Core, Ops: d.Ops, Models: d.Models, Logger: d.Logger.With("part", "agent")})
+	if err != nil {
+		return nil, err
+	}
+	// calls a killed warden left open get their result before anyone
+	// can continue a session
+	if err := eng.Start(d.Ctx); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	srv, err := agentapi.New(agentapi.Options{Engine: eng, Credentials: d.Credentials, Logger: d.Logger.With("door", "agent")})
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return agentDoor{Server: srv, engine: eng}, nil
 }

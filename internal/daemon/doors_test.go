@@ -17,6 +17,7 @@ func TestListenersFromRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
+		"agent":   config.DefaultAgentAddr,
 		"control": "127.0.0.1:5000", // the control door's own settings
 		"health":  "",               // switched off by the config
 		"hooks":   "127.0.0.1:4001", // the flag wins

@@ -1,0 +1,437 @@
+package agentapi
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/warden-dev/warden/internal/agent"
+	"github.com/warden-dev/warden/internal/approval"
+	"github.com/warden-dev/warden/internal/core/coretest"
+	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/fakemodel"
+	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
+	"github.com/warden-dev/warden/internal/testtools"
+)
+
+func queue(rs ...openaifake.Reply) openaifake.Script { return openaifake.NewQueue(rs...).Next }
+
+// TestSafeCallRunsDangerousIsDenied: a write runs and its file appears; an
+// rm aimed at the home directory is denied by the policy before it touches
+// the disk, and the model is told warden's reason.
+func TestSafeCallRunsDangerousIsDenied(t *testing.T) {
+	var h *harness
+	victim := ""
+	h = newHarness(t, queue(
+		openaifake.Reply{Text: "Writing it.", Tool: "write", Args: map[string]any{"path": "hello.txt", "content": "hi\n"}},
+		openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "rm -rf ../home/victim"}},
+		openaifake.Reply{Text: "All done."},
+	), harnessOptions{})
+	victim = filepath.Join(h.home, "victim")
+	if err := os.MkdirAll(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := h.dial()
+	id := c.create(h)
+	res := c.message(id, "write hello.txt, then clean up")
+	if res.StopReason != agent.StopEnd || res.Steps != 3 || res.Text != "All done." {
+		t.Fatalf("turn = %+v", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.root, "hello.txt")); err != nil || string(b) != "hi\n" {
+		t.Fatalf("hello.txt = %q, %v", b, err)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the denied rm touched the disk: %v", err)
+	}
+	reqs := h.fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	got := reqs[2].ToolResults()
+	if len(got) != 2 || !strings.Contains(got[0], "wrote 3 bytes") || !strings.Contains(got[1], "denied by warden") || !strings.Contains(got[1], "outside the workspace") {
+		t.Fatalf("the model was told %q", got)
+	}
+	// the log: one decision and one result per call
+	decisions := h.events(id, event.ToolDecision)
+	results := h.events(id, event.ToolResult)
+	if len(decisions) != 2 || len(results) != 2 {
+		t.Fatalf("%d decisions, %d results", len(decisions), len(results))
+	}
+	d0, _ := event.DataOf[event.ToolDecisionData](decisions[0])
+	d1, _ := event.DataOf[event.ToolDecisionData](decisions[1])
+	r1, _ := event.DataOf[agent.ResultData](results[1])
+	if d0.Decision != "allow" || d1.Decision != "deny" || r1.Outcome != "denied" || !r1.IsError {
+		t.Fatalf("decisions %s/%s, second result %+v", d0.Decision, d1.Decision, r1)
+	}
+	// the notifications: deltas, each tool's start and end, the turn
+	if got := c.text(id); got != "Writing it.All done." {
+		t.Fatalf("deltas %q", got)
+	}
+	_, i := c.waitNote(0, "agent.tool_start", func(p map[string]any) bool { return p["toolName"] == "write" })
+	end, _ := c.waitNote(i, "agent.tool_end", nil)
+	if end.Params["toolId"] == "" || end.Params["sessionId"] != id {
+		t.Fatalf("tool_end %v", end.Params)
+	}
+	tc, _ := c.waitNote(0, "agent.turn_complete", nil)
+	if u, ok := tc.Params["tokenUsage"].(map[string]any); !ok || u["inputTokens"].(float64) != 30 {
+		t.Fatalf("turn_complete %v", tc.Params)
+	}
+}
+
+// TestAskApprovedRuns: a call the policy asks about waits as a pending
+// approval of the session; approved, it runs.
+func TestAskApprovedRuns(t *testing.T) {
+	h := newHarness(t, queue(
+		openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "git clean -fdx"}},
+		openaifake.Reply{Text: "Cleaned."},
+	), harnessOptions{})
+	git := exec.Command("git", "init", "-q", h.root)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	junk := filepath.Join(h.root, "junk.txt")
+	if err := os.WriteFile(junk, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := h.dial()
+	id := c.create(h)
+	turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "clean the tree"})
+	req := coretest.WaitApproval(t, h.core, func(r approval.Request) bool { return r.Session == id })
+	var got struct {
+		Session agent.Session `json:"session"`
+	}
+	c.call("session.get", map[string]any{"sessionId": id}, &got)
+	if got.Session.Status != "waiting" || len(got.Session.PendingApprovals) != 1 || got.Session.PendingApprovals[0] != req.ID {
+		t.Fatalf("session while asked: %+v", got.Session)
+	}
+	if _, err := h.core.Resolve(t.Context(), req.ID, approval.Resolution{Outcome: approval.Approved, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	r := wait(t, turn, "agent.message")
+	if r.Error != nil {
+		t.Fatalf("turn: %+v", r.Error)
+	}
+	if _, err := os.Stat(junk); !os.IsNotExist(err) {
+		t.Fatalf("junk.txt is still there (%v): the approved call did not run", err)
+	}
+}
+
+// TestBusyAndAbortMidStream: a second message during a turn is -32001;
+// agent.abort stops the stream the fake is holding, answers aborted once
+// the turn is torn down, and the session takes new turns again.
+func TestBusyAndAbortMidStream(t *testing.T) {
+	gate := fakemodel.NewGate()
+	h := newHarness(t, queue(
+		openaifake.Reply{Text: "a long answer that never ends", Hold: gate},
+		openaifake.Reply{Text: "fresh"},
+	), harnessOptions{})
+	defer gate.Release()
+	c := h.dial()
+	id := c.create(h)
+	turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "go"})
+	<-gate.Reached()
+	if code := c.callErr("agent.message", map[string]any{"sessionId": id, "content": "again"}); code != CodeAgentBusy {
+		t.Fatalf("second message: %d, want -32001", code)
+	}
+	var ab struct {
+		Aborted bool `json:"aborted"`
+	}
+	c.call("agent.abort", map[string]any{"sessionId": id}, &ab)
+	if !ab.Aborted {
+		t.Fatal("abort answered false during a turn")
+	}
+	r := wait(t, turn, "agent.message")
+	var res agent.TurnResult
+	if r.Error != nil {
+		t.Fatalf("aborted turn: %+v", r.Error)
+	}
+	if err := jsonUnmarshal(r.Result, &res); err != nil || res.StopReason != agent.StopAborted {
+		t.Fatalf("aborted turn = %s", r.Result)
+	}
+	c.call("agent.abort", map[string]any{"sessionId": id}, &ab)
+	if ab.Aborted {
+		t.Fatal("abort answered true with no turn running")
+	}
+	if res := c.message(id, "again"); res.Text != "fresh" {
+		t.Fatalf("next turn %+v", res)
+	}
+	if code := c.callErr("agent.message", map[string]any{"sessionId": "ag_none", "content": "x"}); code != CodeSessionNotFound {
+		t.Fatalf("unknown session: %d", code)
+	}
+	if code := c.callErr("agent.nothing", map[string]any{}); code != -32601 {
+		t.Fatalf("unknown method: %d", code)
+	}
+	if code := c.callErr("session.create", map[string]any{"workingDirectory": h.root}); code != -32602 {
+		t.Fatalf("missing model: %d", code)
+	}
+}
+
+// TestAbortMidTool: a `sleep 60` shell call (and what it started) is gone
+// within 3 s of agent.abort, and its call gets the aborted result.
+func TestAbortMidTool(t *testing.T) {
+	h := newHarness(t, queue(
+		openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "sleep 60 & echo $$ $! > pids; wait"}},
+	), harnessOptions{})
+	fifo := filepath.Join(h.root, "pids")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := h.dial()
+	id := c.create(h)
+	turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "wait a minute"})
+	f, err := os.Open(fifo) // until the shell writes its pids
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(f).ReadString('\n')
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.call("agent.abort", map[string]any{"sessionId": id}, nil)
+	for _, s := range strings.Fields(line) {
+		pid, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testtools.WaitExit(t, pid, 3*time.Second)
+	}
+	wait(t, turn, "agent.message")
+	results := h.events(id, event.ToolResult)
+	if len(results) != 1 {
+		t.Fatalf("%d results", len(results))
+	}
+	d, _ := event.DataOf[agent.ResultData](results[0])
+	if d.Outcome != "aborted" || !strings.HasPrefix(d.Content, "aborted after ") || !strings.HasSuffix(d.Content, "s; side effects may have happened") {
+		t.Fatalf("result %+v", d)
+	}
+}
+
+// TestForkAndContinueBoth: fork at a middle event; both sessions take
+// their own next turn, and each sends the model its own history.
+func TestForkAndContinueBoth(t *testing.T) {
+	h := newHarness(t, queue(
+		openaifake.Reply{Text: "one"},
+		openaifake.Reply{Text: "two"},
+		openaifake.Reply{Text: "three (source)"},
+		openaifake.Reply{Text: "three (fork)"},
+	), harnessOptions{})
+	c := h.dial()
+	id := c.create(h)
+	c.message(id, "first")
+	c.message(id, "second")
+	// fork right after the first answer
+	mid := h.events(id, event.MessageAssistant)[0]
+	var f struct {
+		NewSessionID string `json:"newSessionId"`
+	}
+	c.call("session.fork", map[string]any{"sessionId": id, "eventId": mid.ID}, &f)
+	if res := c.message(id, "third"); res.Text != "three (source)" {
+		t.Fatalf("source turn %+v", res)
+	}
+	if res := c.message(f.NewSessionID, "other third"); res.Text != "three (fork)" {
+		t.Fatalf("fork turn %+v", res)
+	}
+	reqs := h.fake.Requests()
+	src, fork := userTexts(reqs[2]), userTexts(reqs[3])
+	if strings.Join(src, "|") != "first|second|third" || strings.Join(fork, "|") != "first|other third" {
+		t.Fatalf("source saw %q, fork saw %q", src, fork)
+	}
+	fe := h.events(f.NewSessionID, "")
+	if fe[0].Type != event.SessionFork || fe[0].Seq != 1 {
+		t.Fatalf("fork's first event %s", fe[0].Type)
+	}
+	var got struct {
+		Session agent.Session `json:"session"`
+	}
+	c.call("session.get", map[string]any{"sessionId": f.NewSessionID}, &got)
+	if got.Session.ForkedFrom == nil || got.Session.ForkedFrom.SourceEventID != mid.ID || got.Session.Turns != 2 {
+		t.Fatalf("fork %+v", got.Session)
+	}
+}
+
+func userTexts(r openaifake.Request) []string {
+	var out []string
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			out = append(out, m.Text())
+		}
+	}
+	return out
+}
+
+// TestSyncAfterDisconnect: events.sync from the last seq a client saw
+// returns exactly the events it missed while away.
+func TestSyncAfterDisconnect(t *testing.T) {
+	h := newHarness(t, queue(openaifake.Reply{Text: "one"}, openaifake.Reply{Tool: "list", Args: map[string]any{}}, openaifake.Reply{Text: "two"}), harnessOptions{})
+	c := h.dial()
+	id := c.create(h)
+	c.message(id, "first")
+	var seen struct {
+		Events []event.Event `json:"events"`
+	}
+	c.call("events.list", map[string]any{"sessionId": id}, &seen)
+	last := seen.Events[len(seen.Events)-1].Seq
+	c.close()
+
+	other := h.dial()
+	other.message(id, "second (while the first client is away)")
+
+	back := h.dial()
+	var missed struct {
+		Events []event.Event `json:"events"`
+	}
+	back.call("events.sync", map[string]any{"sessionId": id, "lastSequence": last}, &missed)
+	all := h.events(id, "")
+	want := all[len(seen.Events):]
+	if len(missed.Events) != len(want) || len(want) == 0 {
+		t.Fatalf("sync gave %d events, want %d", len(missed.Events), len(want))
+	}
+	for i := range want {
+		if missed.Events[i].ID != want[i].ID || missed.Events[i].Seq != last+int64(i)+1 {
+			t.Fatalf("event %d: got id %d seq %d, want id %d", i, missed.Events[i].ID, missed.Events[i].Seq, want[i].ID)
+		}
+	}
+	var page struct {
+		Events []event.Event `json:"events"`
+	}
+	back.call("events.list", map[string]any{"sessionId": id, "after": last, "limit": 2}, &page)
+	if len(page.Events) != 2 || page.Events[0].Seq != last+1 {
+		t.Fatalf("events.list page %+v", page.Events)
+	}
+}
+
+// TestCompactionKeepsTaskAndLastTurn: context.compact summarises the
+// middle with the model; the view keeps the original task and the last
+// turn word for word, and the log keeps every event.
+func TestCompactionKeepsTaskAndLastTurn(t *testing.T) {
+	summary := "## Goal\nship it\n## Constraints\n## Done\nstep one\n## Pending\n## Files\n## Decisions"
+	h := newHarness(t, func(r openaifake.Request) openaifake.Reply {
+		if len(r.Tools) == 0 {
+			return openaifake.Reply{Text: summary}
+		}
+		return openaifake.Reply{Text: strings.Repeat("long answer ", 50)}
+	}, harnessOptions{})
+	c := h.dial()
+	id := c.create(h)
+	c.message(id, "THE TASK: ship it")
+	c.message(id, "middle turn")
+	c.message(id, "LAST TURN")
+	before := len(h.events(id, ""))
+	var comp struct {
+		Compacted  bool                 `json:"compacted"`
+		Compaction agent.CompactionData `json:"compaction"`
+	}
+	c.call("context.compact", map[string]any{"sessionId": id}, &comp)
+	if !comp.Compacted || comp.Compaction.TokensSaved <= 0 || comp.Compaction.TurnsBefore != 3 {
+		t.Fatalf("compaction %+v", comp)
+	}
+	var got struct {
+		Context agent.ContextSnapshot `json:"context"`
+	}
+	c.call("context.get", map[string]any{"sessionId": id}, &got)
+	m := got.Context.Messages
+	if len(m) != 4 || m[0].Text() != "THE TASK: ship it" || !strings.Contains(m[1].Text(), summary) || m[2].Text() != "LAST TURN" {
+		t.Fatalf("view after compaction: %+v", m)
+	}
+	if after := h.events(id, ""); len(after) != before+1 || after[len(after)-1].Type != event.ContextCompaction {
+		t.Fatalf("the log was rewritten: %d events before, %d after", before, len(after))
+	}
+	// the summariser saw the full middle, not the view
+	reqs := h.fake.Requests()
+	sumReq := reqs[len(reqs)-1]
+	if len(sumReq.Tools) != 0 || !strings.Contains(sumReq.Messages[len(sumReq.Messages)-1].Text(), "middle turn") {
+		t.Fatalf("summary request %+v", sumReq.Messages)
+	}
+	// a session of one turn has nothing to save
+	one := c.create(h)
+	c.message(one, "only")
+	if code := c.callErr("context.compact", map[string]any{"sessionId": one}); code != CodeContextOverflow {
+		t.Fatalf("compact of one turn: %d, want -32002", code)
+	}
+}
+
+// TestSubagentInBothSessions: a task call runs a child session; spawn and
+// complete are in both logs, the child's tokens count for the parent.
+func TestSubagentInBothSessions(t *testing.T) {
+	h := newHarness(t, func(r openaifake.Request) openaifake.Reply {
+		users := userTexts(r)
+		switch {
+		case users[0] == "count the files":
+			return openaifake.Reply{Text: "child: 0 files"}
+		case !r.HasToolResult():
+			return openaifake.Reply{Tool: "task", Args: map[string]any{"prompt": "count the files"}}
+		default:
+			return openaifake.Reply{Text: "parent done"}
+		}
+	}, harnessOptions{})
+	c := h.dial()
+	id := c.create(h)
+	res := c.message(id, "delegate")
+	if res.Text != "parent done" || res.TokenUsage.InputTokens != 30 {
+		t.Fatalf("parent turn %+v (3 requests of 10 input tokens: the child's count)", res)
+	}
+	spawn, _ := c.waitNote(0, "subagent.spawn", nil)
+	child := spawn.Params["subagentSessionId"].(string)
+	if spawn.Params["parentSessionId"] != id || spawn.Params["task"] != "count the files" {
+		t.Fatalf("spawn %v", spawn.Params)
+	}
+	done, _ := c.waitNote(0, "subagent.complete", nil)
+	if done.Params["subagentSessionId"] != child || done.Params["result"] != "child: 0 files" {
+		t.Fatalf("complete %v", done.Params)
+	}
+	for _, s := range []string{id, child} {
+		for _, typ := range []event.Type{event.SubagentSpawn, event.SubagentProgress, event.SubagentComplete} {
+			if n := len(h.events(s, typ)); n != 1 {
+				t.Errorf("session %s has %d %s", s, n, typ)
+			}
+		}
+	}
+	var got struct {
+		Session agent.Session `json:"session"`
+	}
+	c.call("session.get", map[string]any{"sessionId": child}, &got)
+	if got.Session.ParentSessionID != id {
+		t.Fatalf("child %+v", got.Session)
+	}
+}
+
+// TestUpgradeChecks: no credential, a wrong one, a foreign Host or Origin
+// are refused before the upgrade.
+func TestUpgradeChecks(t *testing.T) {
+	h := newHarness(t, queue(), harnessOptions{})
+	for name, mod := range map[string]func(*http.Request){
+		"no token":     func(r *http.Request) {},
+		"wrong token":  func(r *http.Request) { r.Header.Set("Authorization", "Bearer nope") },
+		"foreign host": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token); r.Host = "evil.example" },
+		"foreign origin": func(r *http.Request) {
+			r.Header.Set("Authorization", "Bearer "+token)
+			r.Header.Set("Origin", "https://evil.example")
+		},
+	} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, h.http.URL, nil)
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", "13")
+		req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		mod(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: status %d", name, resp.StatusCode)
+		}
+	}
+	_ = websocket.StatusNormalClosure
+}
