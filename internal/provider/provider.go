@@ -119,6 +119,10 @@ type Request struct {
 	MaxTokens int
 	// Temperature is optional.
 	Temperature *float64
+	// ThinkingBudget, when positive, asks for the model's thinking with
+	// that many tokens at most (Anthropic's extended thinking, Ollama's
+	// think); zero leaves it to the model's default.
+	ThinkingBudget int
 }
 
 // DeltaKind says what a Delta carries.

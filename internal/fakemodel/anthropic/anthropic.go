@@ -1,8 +1,12 @@
 // Package anthropic is a fake Anthropic Messages API server for end-to-end
-// tests of real agents (Claude Code): it speaks the streaming wire format
-// exactly (server-sent events message_start, content_block_start,
-// content_block_delta with text_delta or input_json_delta, content_block_stop,
-// message_delta, message_stop) and answers from a script instead of a model.
+// tests of real agents (Claude Code) and of warden's own provider adapter:
+// it speaks the streaming wire format exactly (server-sent events
+// message_start, ping, content_block_start, content_block_delta with
+// thinking_delta, signature_delta, text_delta or input_json_delta,
+// content_block_stop, message_delta, message_stop, and `error` events such
+// as overloaded_error) with several content blocks per message, and answers
+// from a script (a func, or a Queue of replies) instead of a model. It
+// records every request, and a Reply's Hold gate stops a stream mid-answer.
 package anthropic
 
 import (
@@ -13,6 +17,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/warden-dev/warden/internal/fakemodel"
 )
 
 // Block is one content block of a message.
@@ -20,6 +26,11 @@ type Block struct {
 	Type string `json:"type"`
 	// Text is set for text blocks.
 	Text string `json:"text,omitempty"`
+	// Thinking and Signature are set for thinking blocks, Data for
+	// redacted_thinking blocks.
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
 	// ID, Name and Input are set for tool_use blocks.
 	ID    string          `json:"id,omitempty"`
 	Name  string          `json:"name,omitempty"`
@@ -67,7 +78,9 @@ func (m Message) Blocks() []Block {
 
 // Tool is one tool offered in a request.
 type Tool struct {
-	Name string `json:"name"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 }
 
 // Request is what an agent sent to POST /v1/messages.
@@ -77,6 +90,23 @@ type Request struct {
 	MaxTokens int       `json:"max_tokens"`
 	Messages  []Message `json:"messages"`
 	Tools     []Tool    `json:"tools,omitempty"`
+	// System is a string or text blocks.
+	System json.RawMessage `json:"system,omitempty"`
+	// Thinking is the extended thinking configuration, as sent.
+	Thinking *struct {
+		Type         string `json:"type"`
+		BudgetTokens int    `json:"budget_tokens,omitempty"`
+	} `json:"thinking,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	// Header is the request's HTTP header (x-api-key, anthropic-version).
+	Header http.Header `json:"-"`
+	// Body is the request body as received.
+	Body json.RawMessage `json:"-"`
+}
+
+// SystemText returns the system prompt as text.
+func (r Request) SystemText() string {
+	return Block{Content: r.System}.ContentText()
 }
 
 // LastUser returns the last message with role user, if any.
@@ -129,13 +159,122 @@ func (r Request) ToolResults() []Block {
 	return out
 }
 
-// Reply is the scripted answer: a tool call or text.
+// Reply is the scripted answer, streamed as content blocks in this order:
+// a thinking block (Thinking), a redacted_thinking block (Redacted), a text
+// block (Text), then one tool_use block per call (Tool, then Calls). The
+// zero Reply is an empty text answer.
 type Reply struct {
 	// Tool and Input make a tool_use block (Input is JSON-encoded).
 	Tool  string
 	Input any
-	// Text is sent when Tool is empty.
+	// Text is the answer's text (streamed in chunks of ChunkSize bytes).
 	Text string
+	// Calls are more tool_use blocks of the same message.
+	Calls []Call
+	// Thinking is a thinking block's text, Signature its signature
+	// (default "sig-<request>").
+	Thinking  string
+	Signature string
+	// Redacted is a redacted_thinking block's data.
+	Redacted string
+	// ChunkSize is the text chunk size; 0 means 8 bytes.
+	ChunkSize int
+	// Usage overrides the figures (default 10 input, 5 output).
+	Usage *Usage
+	// Stop overrides the stop_reason ("max_tokens", "refusal").
+	Stop string
+	// Error answers the request with an HTTP error instead of a stream.
+	Error *Error
+	// StreamError is sent as an `event: error` after the first piece of
+	// the answer (after message_start and ping when there is none), and
+	// the stream ends there.
+	StreamError *Error
+	// Hold stops the stream at the gate after the first piece of the
+	// answer has been flushed (see fakemodel.Gate).
+	Hold *fakemodel.Gate
+}
+
+// Call is one scripted tool_use block.
+type Call struct {
+	// ID defaults to toolu_fake_<request>_<index>.
+	ID    string
+	Name  string
+	Input any
+	// RawInput, when set, is streamed as is (for invalid JSON).
+	RawInput string
+}
+
+// Usage is a message's figures.
+type Usage struct {
+	Input, Output, CacheRead, CacheWrite int64
+}
+
+// Error is an API error as Anthropic writes it.
+type Error struct {
+	// Status is the HTTP status (default 500); unused for stream errors.
+	Status  int
+	Type    string
+	Message string
+	// RetryAfter, when set, is sent as the Retry-After header.
+	RetryAfter string
+}
+
+// Overloaded is the error Anthropic sends when it is overloaded (HTTP 529,
+// or an `error` event mid-stream).
+func Overloaded() *Error {
+	return &Error{Status: 529, Type: "overloaded_error", Message: "Overloaded"}
+}
+
+// PromptTooLong is the error Anthropic answers a prompt too long for the
+// model with.
+func PromptTooLong() *Error {
+	return &Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "prompt is too long: 210000 tokens > 200000 maximum"}
+}
+
+func (e *Error) body() map[string]any {
+	typ := e.Type
+	if typ == "" {
+		typ = "api_error"
+	}
+	return map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": e.Message}}
+}
+
+// Queue is a queue of scripted replies; pass q.Next to New.
+type Queue = fakemodel.Queue[Request, Reply]
+
+// NewQueue returns a queue holding replies; when they run out the fake
+// answers 500 "fake: script exhausted".
+func NewQueue(replies ...Reply) *Queue {
+	q := &Queue{Exhausted: Reply{Error: &Error{Status: http.StatusInternalServerError, Message: "fake: script exhausted"}}}
+	q.Push(replies...)
+	return q
+}
+
+// calls returns the reply's tool calls in order with their ids.
+func (r Reply) calls(n int) []Call {
+	calls := r.Calls
+	if r.Tool != "" {
+		calls = append([]Call{{Name: r.Tool, Input: r.Input}}, calls...)
+	}
+	out := make([]Call, len(calls))
+	for i, c := range calls {
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("toolu_fake_%d_%d", n, i)
+			if len(calls) == 1 {
+				c.ID = fmt.Sprintf("toolu_fake_%d", n)
+			}
+		}
+		if c.RawInput == "" {
+			in := c.Input
+			if in == nil {
+				in = map[string]any{}
+			}
+			b, _ := json.Marshal(in)
+			c.RawInput = string(b)
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // Script decides the reply to a request.
@@ -162,11 +301,18 @@ type Server struct {
 	mu       sync.Mutex
 	requests []Request
 	calls    int
+	models   []Model
+}
+
+// Model is a model GET /v1/models reports.
+type Model struct {
+	ID                        string
+	MaxInputTokens, MaxTokens int
 }
 
 // New starts a fake on loopback. Close it when done.
 func New(script Script) *Server {
-	s := &Server{script: script}
+	s := &Server{script: script, models: []Model{{ID: "claude-fake", MaxInputTokens: 200000, MaxTokens: 64000}}}
 	mux := http.NewServeMux()
 	// Claude Code probes the base URL with HEAD / before it starts.
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
@@ -176,8 +322,32 @@ func New(script Script) *Server {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"input_tokens":10}`))
 	})
+	mux.HandleFunc("GET /v1/models", s.listModels)
 	s.Server = httptest.NewServer(mux)
 	return s
+}
+
+// SetModels sets the models GET /v1/models reports.
+func (s *Server) SetModels(ms ...Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = append([]Model(nil), ms...)
+}
+
+func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	data := make([]any, 0, len(s.models))
+	for _, m := range s.models {
+		data = append(data, map[string]any{"type": "model", "id": m.ID, "display_name": m.ID,
+			"created_at": "2025-01-01T00:00:00Z", "max_input_tokens": m.MaxInputTokens, "max_tokens": m.MaxTokens})
+	}
+	s.mu.Unlock()
+	first, last := "", ""
+	if len(data) > 0 {
+		first, last = data[0].(map[string]any)["id"].(string), data[len(data)-1].(map[string]any)["id"].(string)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "has_more": false, "first_id": first, "last_id": last})
 }
 
 // Requests returns every messages request received so far.
@@ -197,20 +367,41 @@ func (s *Server) ToolResults() []Block {
 	return out
 }
 
+func writeError(w http.ResponseWriter, e *Error) {
+	status := e.Status
+	if status == 0 {
+		status = http.StatusInternalServerError
+	}
+	if e.RetryAfter != "" {
+		w.Header().Set("Retry-After", e.RetryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(e.body())
+}
+
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
 	var req Request
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`))
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
+		writeError(w, &Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "bad request: " + err.Error()})
 		return
 	}
+	req.Header = r.Header.Clone()
+	req.Body = body
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.calls++
 	n := s.calls
 	s.mu.Unlock()
 	reply := s.script(req)
+	if reply.Error != nil {
+		writeError(w, reply.Error)
+		return
+	}
 	model := req.Model
 	if model == "" {
 		model = "claude-fake"
@@ -230,49 +421,132 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
+	// first is called after each piece of the answer; after the first it
+	// sends the scripted stream error or holds at the gate.
+	pieces := 0
+	first := func() bool {
+		pieces++
+		if pieces != 1 {
+			return true
+		}
+		if reply.StreamError != nil {
+			send("error", reply.StreamError.body())
+			return false
+		}
+		return reply.Hold.Wait(r.Context()) == nil
+	}
+	u := Usage{Input: 10, Output: 5}
+	if reply.Usage != nil {
+		u = *reply.Usage
+	}
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": fmt.Sprintf("msg_fake_%d", n), "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+		"usage": map[string]any{"input_tokens": u.Input, "output_tokens": 1, "cache_creation_input_tokens": u.CacheWrite, "cache_read_input_tokens": u.CacheRead},
 	}})
-	stop := "end_turn"
-	if reply.Tool != "" {
-		stop = "tool_use"
-		input, _ := json.Marshal(reply.Input)
-		send("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{
-			"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", n), "name": reply.Tool, "input": map[string]any{}}})
-		// Stream the input in two chunks, as the real API does.
-		half := len(input) / 2
-		for _, part := range []string{string(input[:half]), string(input[half:])} {
-			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-				"delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
-		}
-	} else {
-		send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": reply.Text}})
+	send("ping", map[string]any{"type": "ping"})
+	index := 0
+	delta := func(d map[string]any) {
+		send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d})
 	}
-	send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	start := func(b map[string]any) {
+		send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": b})
+	}
+	stopBlock := func() {
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+	}
+	if reply.Thinking != "" {
+		sig := reply.Signature
+		if sig == "" {
+			sig = fmt.Sprintf("sig-%d", n)
+		}
+		start(map[string]any{"type": "thinking", "thinking": "", "signature": ""})
+		for _, c := range fakemodel.Chunks(reply.Thinking, reply.ChunkSize) {
+			delta(map[string]any{"type": "thinking_delta", "thinking": c})
+			if !first() {
+				return
+			}
+		}
+		delta(map[string]any{"type": "signature_delta", "signature": sig})
+		stopBlock()
+	}
+	if reply.Redacted != "" {
+		start(map[string]any{"type": "redacted_thinking", "data": reply.Redacted})
+		if !first() {
+			return
+		}
+		stopBlock()
+	}
+	calls := reply.calls(n)
+	if reply.Text != "" || len(calls) == 0 {
+		start(map[string]any{"type": "text", "text": ""})
+		for _, c := range fakemodel.Chunks(reply.Text, reply.ChunkSize) {
+			delta(map[string]any{"type": "text_delta", "text": c})
+			if !first() {
+				return
+			}
+		}
+		stopBlock()
+	}
+	for _, c := range calls {
+		start(map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}})
+		if !first() {
+			return
+		}
+		// The input arrives in pieces, as the real API sends it.
+		for _, part := range fakemodel.Chunks(c.RawInput, max(1, len(c.RawInput)/2+1)) {
+			delta(map[string]any{"type": "input_json_delta", "partial_json": part})
+		}
+		stopBlock()
+	}
+	if pieces == 0 && !first() {
+		return
+	}
+	stop := reply.Stop
+	if stop == "" {
+		stop = "end_turn"
+		if len(calls) > 0 {
+			stop = "tool_use"
+		}
+	}
 	send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": u.Output}})
 	send("message_stop", map[string]any{"type": "message_stop"})
 }
 
 // whole answers a non-streaming request with one JSON message.
 func (s *Server) whole(w http.ResponseWriter, n int, model string, reply Reply) {
 	var content []any
-	stop := "end_turn"
-	if reply.Tool != "" {
-		stop = "tool_use"
-		content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", n), "name": reply.Tool, "input": reply.Input})
-	} else {
+	if reply.Thinking != "" {
+		sig := reply.Signature
+		if sig == "" {
+			sig = fmt.Sprintf("sig-%d", n)
+		}
+		content = append(content, map[string]any{"type": "thinking", "thinking": reply.Thinking, "signature": sig})
+	}
+	calls := reply.calls(n)
+	if reply.Text != "" || len(calls) == 0 {
 		content = append(content, map[string]any{"type": "text", "text": reply.Text})
+	}
+	for _, c := range calls {
+		content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": json.RawMessage(c.RawInput)})
+	}
+	stop := reply.Stop
+	if stop == "" {
+		stop = "end_turn"
+		if len(calls) > 0 {
+			stop = "tool_use"
+		}
+	}
+	u := Usage{Input: 10, Output: 5}
+	if reply.Usage != nil {
+		u = *reply.Usage
 	}
 	b, _ := json.Marshal(map[string]any{
 		"id": fmt.Sprintf("msg_fake_%d", n), "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
+		"usage": map[string]any{"input_tokens": u.Input, "output_tokens": u.Output},
 	})
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
