@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // followEvents streams `warden events --follow --json` of the daemon of
@@ -38,16 +39,25 @@ func followEvents(t *testing.T, data string) <-chan ev {
 	return ch
 }
 
-// nextEvent waits for the next event of type typ.
+// nextEvent waits for the next event of type typ (30 s at most: the bound
+// of a run gone wrong).
 func nextEvent(t *testing.T, evs <-chan ev, typ string) ev {
 	t.Helper()
-	for e := range evs {
-		if e.Type == typ {
-			return e
+	bound := time.NewTimer(30 * time.Second)
+	defer bound.Stop()
+	for {
+		select {
+		case e, ok := <-evs:
+			if !ok {
+				t.Fatalf("event stream ended before a %s", typ)
+			}
+			if e.Type == typ {
+				return e
+			}
+		case <-bound.C:
+			t.Fatalf("no %s within 30s", typ)
 		}
 	}
-	t.Fatalf("event stream ended before a %s", typ)
-	return ev{}
 }
 
 // wardenAt runs warden with --data-dir before the command (so it never
