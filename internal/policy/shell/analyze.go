@@ -95,6 +95,8 @@ type analyzer struct {
 	// npmScripts are the package.json scripts set in the line (npm pkg set
 	// scripts.x=...): name -> code; "*" when one was set to an unknown value
 	npmScripts map[string]field
+	// hashed are the names hash -p pointed at a file: name -> file
+	hashed map[string]string
 }
 
 // cmdMeta is what the analyser remembers about a reported command.
@@ -384,6 +386,7 @@ func (a *analyzer) stmt(c *ctx, st *state, s *syntax.Stmt) {
 		a.funcDecl(c, st, s, x)
 	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
 		a.substs(c, st, x)
+		a.arithVars(c, st, x)
 	case *syntax.DeclClause:
 		a.declClause(c, st, s, x)
 		return
@@ -766,6 +769,9 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 				next.literal, next.text = true, txt
 			}
 			next.paths = printedPaths(a.out.Commands[start:], a.meta[start:], in)
+			if !next.literal && next.paths == nil {
+				next.what, next.dynamic = dynamicOutput(a.out.Commands[start:], a.meta[start:], in)
+			}
 		}
 		in = next
 	}

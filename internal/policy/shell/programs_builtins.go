@@ -21,6 +21,8 @@ func builtinPrograms() []program {
 		}, examples: []example{ex("eval \"rm -rf /x\"", "delete:r /x", "via rm eval")}},
 		{names: []string{"trap"}, model: (*call).trap,
 			examples: []example{ex("trap 'rm -rf ~/x' EXIT", "delete:r /home/u/x"), ex("trap - EXIT", "ncmd 1")}},
+		{names: []string{"hash"}, model: (*call).hash,
+			examples: []example{ex("echo 'rm -rf /x' > /tmp/h; hash -p /tmp/h ls; ls", "delete:r /x"), ex("hash -r", "!exec")}},
 		{names: []string{"source", "."}, model: (*call).source,
 			examples: []example{ex("source ./env.sh", "read /home/u/proj/env.sh", "exec /home/u/proj/env.sh")}},
 		{names: []string{"cd", "pushd", "popd"}, model: (*call).cd,
@@ -38,7 +40,7 @@ func builtinPrograms() []program {
 		{names: []string{"alias"}, model: (*call).aliasDef,
 			examples: []example{ex("alias ls='rm -rf ~'", "delete:r /home/u")}},
 		// programs that take names without reading or changing what they name
-		{names: []string{"echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname", "pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "unalias", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr", "break", "continue", "wait", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "hash", "getopts", "let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime", "free", "df", "ps", "mkfifo"}, model: inert,
+		{names: []string{"echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname", "pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "unalias", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr", "break", "continue", "wait", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "getopts", "let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime", "free", "df", "ps", "mkfifo"}, model: inert,
 			examples: []example{ex("echo ~/.ssh/id_rsa", "!read"), ex("which rm", "!read", "!delete")}},
 	}
 }
@@ -51,7 +53,9 @@ func (k *call) source() {
 	if f.proc {
 		if f.remote {
 			k.remoteExec(k.name + " runs a script fetched from the network")
+			return
 		}
+		k.procCode(f, "sh")
 		return
 	}
 	if f.known && (f.val == "/dev/stdin" || f.val == "-") {

@@ -95,9 +95,8 @@ func fsPrograms() []program {
 		{names: []string{"mkdir"}, model: func(k *call) {
 			k.files(Write, parseOpts(k.args, spec{arg: "m", long: []string{"mode"}}).ops, false)
 		}, examples: []example{ex("mkdir -m 700 -p d", "write /home/u/proj/d", "!write /home/u/proj/700")}},
-		{names: []string{"tee"}, model: func(k *call) {
-			k.files(Write, parseOpts(k.args, spec{}).ops, false)
-		}, examples: []example{ex("echo x | tee -a ~/.bashrc", "write /home/u/.bashrc")}},
+		{names: []string{"tee"}, model: (*call).tee,
+			examples: []example{ex("echo x | tee -a ~/.bashrc", "write /home/u/.bashrc"), ex("echo 'rm -rf /x' | tee r.sh; sh r.sh", "delete:r /x")}},
 		{names: []string{"sed", "gsed"}, model: (*call).sed,
 			examples: []example{ex("sed -i 's/a/b/' f", "write /home/u/proj/f"), ex("sed -n 1p f", "read /home/u/proj/f", "!write"),
 				ex("sed 's/.*/rm -rf \\/x/e' f", "delete:r /x"), ex("sed '1e rm -rf /x' f", "delete:r /x"), ex("sed -n '/a/w /x/out' f", "write /x/out"),

@@ -120,8 +120,12 @@ func (k *call) script(f field, readOnly bool) {
 	if f.proc {
 		if f.remote {
 			k.remoteExec(k.name + " runs a script fetched from the network")
+			return
 		}
 		k.eff(Effect{Kind: Exec, Reason: "process substitution"})
+		if !readOnly {
+			k.procCode(f, k.name)
+		}
 		return
 	}
 	if f.known && (strings.HasPrefix(f.val, "http://") || strings.HasPrefix(f.val, "https://")) {

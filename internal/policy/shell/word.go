@@ -195,6 +195,7 @@ func (a *analyzer) parts(c *ctx, st *state, ps []syntax.WordPart, quoted bool, b
 			bs = appendExpansion(bs, []field{f}, quoted || !split, ifsOf(st))
 		case *syntax.ArithmExp:
 			a.substs(c, st, x)
+			a.arithVars(c, st, x)
 			f := unknownField("arithmetic expansion is not evaluated")
 			if v, ok := arith(x.X, st); ok {
 				f = lit(strconv.Itoa(v))
@@ -560,8 +561,10 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 	case x.Excl:
 		return []field{unknownField("indirect expansion ${!" + name + "} is not known at check time")}
 	case x.Index != nil:
+		a.arithVars(c, st, &syntax.ArithmExp{X: x.Index})
 		return []field{unknownField("array element ${" + name + "[...]} is not known at check time")}
 	}
+	a.promptExpand(c, st, x)
 	switch name {
 	case "@", "*":
 		if x.Exp == nil && !x.Length {
