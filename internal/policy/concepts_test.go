@@ -285,3 +285,55 @@ func TestIrreversibleInWorkspace(t *testing.T) {
 		{call: bash("patch -d /etc -p0 < x.diff"), want: Deny},
 	})
 }
+
+// TestCloudAndDatabases: destroying remote resources or database data
+// asks, however the statement is spelled and however it reaches the
+// client; reading, planning and ordinary statements stay allowed.
+func TestCloudAndDatabases(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("psql -h db.internal -c 'DrOp TaBlE orders'"), want: Ask},
+		{call: bash("psql --command='drop\tschema public cascade'"), want: Ask},
+		{call: bash("psql app -c 'BEGIN; delete from sessions; COMMIT;'"), want: Ask},
+		{call: bash("psql app -c 'delete from sessions where 1=1'"), want: Ask},
+		{call: bash("psql app <<'SQL'\ntruncate audit_log;\nSQL"), want: Ask},
+		{call: bash("printf 'drop database shop;' | mysql -u root"), want: Ask},
+		{call: bash("mysql shop <<< \"UPDATE accounts SET balance = 0\""), want: Ask},
+		{call: bash("mysql -e 'ALTER TABLE users DROP COLUMN email'"), want: Ask},
+		{call: bash("echo 'DROP TABLE t' > /tmp/q.sql && psql -f /tmp/q.sql"), want: Ask},
+		{call: bash("docker exec -i db psql -U app -c 'drop table users'"), want: Ask},
+		{call: bash("sqlite3 data.db 'delete from events'"), want: Ask},
+		{call: bash("mongosh \"$MONGO_URL\" --eval 'db.orders.drop()'"), want: Ask},
+		{call: bash("redis-cli -n 2 flushdb"), want: Ask},
+		{call: bash("mysqladmin -u root drop legacy"), want: Ask},
+		{call: bash("psql -c 'SELECT * FROM users LIMIT 5'"), want: Allow},
+		{call: bash("psql app -c \"DELETE FROM sessions WHERE expires < now()\""), want: Allow},
+		{call: bash("mysql -e 'UPDATE users SET name=\"x\" WHERE id=4'"), want: Allow},
+		{call: bash("sqlite3 data.db .schema"), want: Allow},
+		{call: bash("redis-cli ping"), want: Allow},
+		// infrastructure
+		{call: bash("terraform -chdir=infra apply -auto-approve"), want: Ask},
+		{call: bash("tofu state rm aws_instance.web"), want: Ask},
+		{call: bash("pulumi up --yes --stack dev"), want: Ask},
+		{call: bash("kubectl -n web scale deploy --all --replicas=0"), want: Ask},
+		{call: bash("kubectl delete ns staging"), want: Ask},
+		{call: bash("helm uninstall api -n staging"), want: Ask},
+		{call: bash("aws s3 rm s3://logs/ --recursive"), want: Ask},
+		{call: bash("gcloud run services delete api --region=europe-west1"), want: Ask},
+		{call: bash("firebase database:remove /users -y"), want: Ask},
+		{call: bash("docker volume prune -f"), want: Ask},
+		{call: bash("docker compose down --volumes"), want: Ask},
+		{call: bash("terraform plan -out plan.bin"), want: Allow},
+		{call: bash("terraform apply plan.bin"), want: Allow},
+		{call: bash("kubectl get pods -A"), want: Allow},
+		{call: bash("docker compose down"), want: Allow},
+		{call: bash("gcloud config list"), want: Allow},
+		// disks: devices are denied, image files are files
+		{call: bash("sgdisk --zap-all /dev/nvme1n1"), want: Deny},
+		{call: bash("parted -s /dev/sdc mklabel gpt"), want: Deny},
+		{call: bash("wipefs --all /dev/sdb1"), want: Deny},
+		{call: bash("mkfs.ext4 -F build/rootfs.img"), want: Allow},
+		{call: bash("sgdisk -n 1:0:0 build/disk.img"), want: Allow},
+		{call: bash("truncate -s 1G disk.img && parted -s disk.img mklabel gpt"), want: Allow},
+	})
+}

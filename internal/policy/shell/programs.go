@@ -73,6 +73,7 @@ func init() {
 			runnerPrograms(),
 			editorPrograms(),
 			buildPrograms(),
+			dbPrograms(),
 		},
 		patternPrograms(),
 	)

@@ -8,7 +8,9 @@ import (
 func cloudPrograms() []program {
 	return []program{
 		{names: []string{"docker", "podman", "nerdctl"}, model: (*call).docker,
-			examples: []example{ex("docker push r/i", "tag publish"), ex("docker run --privileged i", "tag container.host")}},
+			examples: []example{ex("docker volume rm $(docker volume ls -q)", "tag remote.delete"), ex("docker volume rm cache", "!tag remote.delete"), ex("docker system prune -af --volumes", "tag remote.delete"),
+				ex("docker compose down -v", "tag remote.delete"), ex("docker compose down", "!tag remote.delete"), ex("docker volume ls", "!tag remote.delete"),
+				ex("docker push r/i", "tag publish"), ex("docker run --privileged i", "tag container.host")}},
 		{names: []string{"docker-compose", "podman-compose"}, model: func(k *call) {
 			k.compose(k.args, k.name)
 		}, examples: []example{ex("docker-compose run web rm -rf /x", "cmd rm")}},
@@ -40,7 +42,12 @@ func cloudPrograms() []program {
 		{names: []string{"gcloud", "az", "doctl", "heroku", "flyctl", "fly", "vercel", "netlify", "firebase"}, model: func(k *call) {
 			n := k.name
 			for _, f := range k.args {
-				if f.known && (f.val == "delete" || f.val == "destroy" || f.val == "remove" || f.val == "rm" || f.val == "apps:destroy") {
+				if f.known && (f.val == "delete" || f.val == "destroy" || f.val == "remove" || f.val == "rm" || f.val == "purge" || f.val == "apps:destroy" ||
+					strings.HasSuffix(f.val, ":delete") || strings.HasSuffix(f.val, ":destroy") || strings.HasSuffix(f.val, ":remove")) {
+					// firebase firestore:delete, database:remove, heroku apps:destroy, pg:reset
+					k.tag(TagRemoteDelete)
+				}
+				if f.known && (f.val == "pg:reset" || f.val == "redis:reset" || f.val == "database:set") {
 					k.tag(TagRemoteDelete)
 				}
 			}
@@ -51,7 +58,9 @@ func cloudPrograms() []program {
 					}
 				}
 			}
-		}, examples: []example{ex("gcloud compute instances delete vm", "tag remote.delete"), ex("vercel deploy --prod", "tag publish")}},
+		}, examples: []example{ex("gcloud compute instances delete vm", "tag remote.delete"), ex("vercel deploy --prod", "tag publish"),
+			ex("firebase firestore:delete --all-collections -f", "tag remote.delete"), ex("heroku pg:reset DATABASE_URL", "tag remote.delete"),
+			ex("firebase emulators:start", "!tag remote.delete")}},
 	}
 }
 
@@ -77,6 +86,19 @@ func (k *call) docker() {
 		return
 	}
 	switch p.ops[0].val {
+	case "volume":
+		// a volume's data goes with it: every volume (prune, or names
+		// not known: $(docker volume ls -q)) asks; one named volume is
+		// routine cleanup
+		if len(p.ops) > 1 && (p.ops[1].val == "prune" || (p.ops[1].val == "rm" || p.ops[1].val == "remove") && !allKnown(p.ops[2:])) {
+			k.tag(TagRemoteDelete)
+			k.attr("volumes", "true")
+		}
+	case "system":
+		if len(p.ops) > 1 && p.ops[1].val == "prune" && hasArg(p.ops, "--volumes") {
+			k.tag(TagRemoteDelete)
+			k.attr("volumes", "true")
+		}
 	case "push":
 		k.tag(TagPublish)
 		k.attr("subcommand", "push")
@@ -100,6 +122,12 @@ func (k *call) compose(args []field, label string) {
 	switch sc := p.ops[0].val; sc {
 	case "run", "exec":
 		k.containerRun(p.ops[1:], label+" "+sc, true)
+	case "down", "rm":
+		// -v / --volumes deletes the project's volumes: its data
+		if hasArg(p.ops[1:], "-v", "--volumes", "-fv", "-vf", "-sfv") {
+			k.tag(TagRemoteDelete)
+			k.attr("volumes", "true")
+		}
 	}
 }
 
@@ -128,4 +156,14 @@ func (k *call) aws() {
 			k.tag(TagRemoteDelete)
 		}
 	}
+}
+
+// allKnown reports whether every field is known at check time.
+func allKnown(fs []field) bool {
+	for _, f := range fs {
+		if !f.known {
+			return false
+		}
+	}
+	return true
 }

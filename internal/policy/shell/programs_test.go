@@ -34,7 +34,7 @@ func TestProgramExamples(t *testing.T) {
 // TestRegistry checks that the registry answers by name and by pattern,
 // and that a name declared twice is refused.
 func TestRegistry(t *testing.T) {
-	for _, n := range []string{"rm", "curl", "git", "python3.11", "mkfs.xfs", "sha512sum", "bash", "echo"} {
+	for _, n := range []string{"rm", "curl", "git", "python3.11", "mkfs.xfs", "sha512sum", "bash", "echo", "psql", "dig", "patch"} {
 		if programs.lookup(n) == nil {
 			t.Errorf("no model for %s", n)
 		}
