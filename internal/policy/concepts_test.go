@@ -337,3 +337,37 @@ func TestCloudAndDatabases(t *testing.T) {
 		{call: bash("truncate -s 1G disk.img && parted -s disk.img mklabel gpt"), want: Allow},
 	})
 }
+
+// TestPersistenceInWorkspace: files and settings that make code run later
+// or elsewhere are as sensitive as ~/.bashrc, inside the workspace too;
+// editing the project's own CI and editor settings stays allowed.
+func TestPersistenceInWorkspace(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("cp hook.sh .git/hooks/post-merge"), want: Deny},
+		{call: bash("git config core.hooksPath .githooks"), want: Deny},
+		{call: bash("printf '%s' '{}' > .vscode/tasks.json"), want: Ask},
+		{call: bash("echo 'npx lint' > .husky/pre-push"), want: Ask},
+		{call: bash("echo 'import os' > .venv/lib/python3.12/site-packages/zz.pth"), want: Ask},
+		{call: tool2("write", ".mcp.json"), want: Deny},
+		{call: tool2("edit", ".claude/settings.local.json"), want: Deny},
+		{call: tool2("write", ".vscode/mcp.json"), want: Deny},
+		{call: bash("echo 'use nix' > .envrc && direnv allow ."), want: Ask},
+		{call: bash("pnpm config set node-options=--require=/tmp/x.js"), want: Deny},
+		{call: bash("npm config set -L project script-shell ./x.sh"), want: Deny},
+		{call: bash("npm config set registry https://registry.example.com"), want: Deny}, // writes ~/.npmrc
+		{call: bash("pip config set global.index-url https://pypi.example/simple"), want: Deny},
+		{call: bash("systemctl --user enable backup.timer"), want: Ask},
+		{call: bash("loginctl enable-linger dev"), want: Ask},
+		{call: bash("export LD_PRELOAD=$PWD/libhook.so; make test"), want: Ask},
+		{call: bash("LD_PRELOAD=./libfake.so ./app"), want: Ask},
+		// everyday
+		{call: tool2("write", ".github/workflows/ci.yml"), want: Allow},
+		{call: tool2("write", ".vscode/settings.json"), want: Allow},
+		{call: bash("echo 'export FOO=1' > .envrc"), want: Allow},
+		{call: bash("npm config get registry"), want: Allow},
+		{call: bash("npm config set -L project save-exact true"), want: Allow},
+		{call: bash("systemctl --user status api.service"), want: Allow},
+		{call: bash("grep -rn LD_PRELOAD= docs/"), want: Allow},
+	})
+}

@@ -11,7 +11,8 @@ func pkgPrograms() []program {
 		{names: []string{"npm", "pnpm", "yarn", "bun", "cnpm"}, model: (*call).jsPM,
 			examples: []example{ex("npm pkg set scripts.x='rm -rf /x' && npm run x", "delete:r /x", "via rm npm run x"),
 				ex("echo '{\"scripts\":{\"test\":\"rm -rf /x\"}}' > package.json && yarn test", "delete:r /x"), ex("npm run test", "!delete"),
-				ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules"), ex("npm run build", "exec package.json script")}},
+				ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules"), ex("npm run build", "exec package.json script"), ex("npm config set script-shell /tmp/x.sh", "write /home/u/.npmrc", "attr key=script-shell"),
+				ex("npm config set -L project registry=https://r.example", "write /home/u/proj/.npmrc"), ex("npm config get registry", "!write")}},
 		{names: []string{"cargo"}, model: func(k *call) {
 			k.subcmdTags(map[string]string{"publish": TagPublish}, "crates.io")
 			k.pkgInstall("cargo", "crates.io", "install", "add", "fetch", "update", "build")
@@ -57,7 +58,12 @@ func pkgPrograms() []program {
 			if p := parseOpts(k.args, spec{arg: "rcet", long: []string{"requirement", "constraint", "editable", "target", "index-url", "extra-index-url", "find-links"}}); true {
 				k.files(Read, p.all("r", "requirement", "c", "constraint"), false)
 			}
-		}, examples: []example{ex("pip install -r req.txt", "tag package.install", "read /home/u/proj/req.txt")}},
+			if len(k.args) > 1 && k.args[0].known && k.args[0].val == "config" {
+				k.pipConfig(k.args[1:])
+			}
+		}, examples: []example{ex("pip install -r req.txt", "tag package.install", "read /home/u/proj/req.txt"),
+			ex("pip config set global.index-url https://x.example/simple", "write /home/u/.config/pip/pip.conf"),
+			ex("pip config --site set global.timeout 5", "!write /home/u/.config/pip/pip.conf"), ex("pip config list", "!write")}},
 		{names: []string{"apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak", "nix-env", "conda", "mamba", "choco", "winget"}, model: func(k *call) {
 			n := k.name
 			k.pkgInstall(n, n, "install", "upgrade", "update", "reinstall", "add", "dist-upgrade", "full-upgrade", "-S", "-Syu", "-Sy")
@@ -138,6 +144,8 @@ func (k *call) jsPM() {
 		rest = rest[1:]
 	}
 	switch sc {
+	case "config", "c":
+		k.pmConfig(rest, ".npmrc")
 	case "publish", "unpublish", "deprecate":
 		k.tag(TagPublish)
 		k.attr("subcommand", sc)
@@ -178,6 +186,61 @@ func (k *call) jsPM() {
 			k.script(p.ops[0], false)
 		} else if k.name != "npm" && k.name != "cnpm" {
 			k.npmRunScript(sc) // yarn x, pnpm x: a script by name
+		}
+	}
+}
+
+// pmConfig models npm/pnpm/yarn config set|delete|edit: the user's config
+// file in home (file, e.g. ".npmrc") is written, or the project's with
+// --location=project, the global one with -g.
+func (k *call) pmConfig(rest []field, file string) {
+	p := parseOpts(rest, spec{arg: "L", long: []string{"location", "userconfig", "globalconfig"}})
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return
+	}
+	switch p.ops[0].val {
+	case "set", "delete", "rm", "edit", "unset", "fix":
+	default:
+		return
+	}
+	if len(p.ops) > 1 {
+		k.attr("key", strings.SplitN(p.ops[1].text(k.c), "=", 2)[0])
+	}
+	loc, _ := p.get("L", "location")
+	switch {
+	case loc.known && loc.val == "project":
+		k.file(Write, lit(file), false)
+	case p.has("g", "global") || loc.known && loc.val == "global":
+		k.eff(Effect{Kind: Write, Unknown: true, Reason: "the global " + file + " of the package manager's prefix"})
+	default:
+		if f, ok := p.get("userconfig"); ok {
+			k.file(Write, f, false)
+		} else if h := k.a.lookup(k.st, "HOME"); h.known && strings.HasPrefix(h.val, "/") {
+			k.file(Write, lit(path.Join(h.val, file)), false)
+		}
+	}
+}
+
+// pipConfig models pip config set|unset|edit: the user's pip.conf is
+// written unless --site (the environment's) or --global (the system's).
+func (k *call) pipConfig(rest []field) {
+	p := parseOpts(rest, spec{arg: "", long: []string{"editor"}})
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return
+	}
+	switch p.ops[0].val {
+	case "set", "unset", "edit":
+	default:
+		return
+	}
+	switch {
+	case p.has("site"):
+		k.eff(Effect{Kind: Write, Unknown: true, Reason: "the pip.conf of the active environment"})
+	case p.has("global"):
+		k.file(Write, lit("/etc/pip.conf"), false)
+	default:
+		if h := k.a.lookup(k.st, "HOME"); h.known && strings.HasPrefix(h.val, "/") {
+			k.file(Write, lit(path.Join(h.val, ".config/pip/pip.conf")), false)
 		}
 	}
 }
