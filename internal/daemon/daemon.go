@@ -307,10 +307,18 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		Core: c, Registry: reg, Logger: logger.With("part", "ops"),
 		Launcher:     sandboxLauncher{core: c, machine: machine, exe: confiner, guarded: append([]string{cfg.PolicyFile}, cfg.PolicyEnv.PolicyFiles...)},
 		WorkspaceEnv: sv.TerminalEnv,
+		IndexDir:     filepath.Join(cfg.DataDir, "index"),
 	})
 	if err != nil {
 		closeAll()
 		return err
+	}
+	// Every registered workspace's code index starts now (in the
+	// background), so the first search does not wait for a build.
+	for _, ws := range reg.List() {
+		if _, err := opsSvc.Workspace(ws.Path); err != nil {
+			logger.Warn("starting a workspace's services", "workspace", ws.Path, "err", err)
+		}
 	}
 	defer func() {
 		if cerr := opsSvc.Close(); cerr != nil {

@@ -94,6 +94,10 @@ type Repo struct {
 	// DisableHooks runs git with core.hooksPath=/dev/null, so no hook of
 	// the repository runs.
 	DisableHooks bool
+	// OnChange, when set, is called after a command that changed the work
+	// tree's files (a checkout) succeeded, before it returns: the code
+	// index re-reads what changed.
+	OnChange func()
 }
 
 // Error is a git command that failed. Its message carries git's trimmed
@@ -562,6 +566,9 @@ func (r *Repo) Checkout(ctx context.Context, branch string, create bool) error {
 			return fmt.Errorf("gitcli: checkout: %w %q: %w", ErrNoBranch, branch, err)
 		}
 		return fmt.Errorf("gitcli: checkout %q: %w", branch, err)
+	}
+	if r.OnChange != nil {
+		r.OnChange()
 	}
 	return nil
 }

@@ -121,6 +121,9 @@ type Index struct {
 	dirty    map[string]bool // paths changed while a build runs (nil: no build)
 	closed   bool
 
+	nmu    sync.Mutex // guards notify
+	notify notifier
+
 	snap     atomic.Pointer[snapshot]
 	building atomic.Bool
 	progress atomic.Pointer[Progress]
@@ -228,6 +231,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 
 // Close releases the index. Queries after Close fail with ErrClosed.
 func (x *Index) Close() error {
+	x.stopNotify()
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	if x.closed {
@@ -501,7 +505,20 @@ func (x *Index) Update(ctx context.Context, paths ...string) error {
 	if err != nil {
 		return err
 	}
-	have := map[string]bool{}
+	// A path reported twice (the write's own hook, then the watcher) or
+	// touched without a change keeps its doc: no new segment for it.
+	st := x.snap.Load()
+	fresh := got[:0]
+	unchanged := map[string]bool{}
+	for _, d := range got {
+		if old := st.lookup(d.path); old != nil && !old.overlay && old.hash == d.hash {
+			unchanged[d.path] = true
+			continue
+		}
+		fresh = append(fresh, d)
+	}
+	got = fresh
+	have := unchanged
 	for _, d := range got {
 		have[d.path] = true
 	}
@@ -515,7 +532,9 @@ func (x *Index) Update(ctx context.Context, paths ...string) error {
 			x.gen.write(record{Path: rel, Deleted: true}, nil)
 		}
 	}
-	x.applyLocked(append(docs, got...), gone)
+	if len(docs)+len(got)+len(gone) > 0 {
+		x.applyLocked(append(docs, got...), gone)
+	}
 	return nil
 }
 

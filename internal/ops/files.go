@@ -185,7 +185,14 @@ func (w *Workspace) Search(ctx context.Context, c Caller, query string, o search
 	o.Skip = w.skipper(c, hide, &skipped)
 	ctx, done := w.svc.bind(ctx)
 	defer done()
-	res, err := search.Find(ctx, w.root, query, o)
+	var res []search.Result
+	var err error
+	if idx := w.readyIndex(); idx != nil {
+		// The index answers what search.Find would, without the walk.
+		res, err = idx.Find(ctx, query, o)
+	} else {
+		res, err = search.Find(ctx, w.root, query, o)
+	}
 	if err != nil {
 		return SearchResult{}, err
 	}

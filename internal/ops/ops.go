@@ -101,6 +101,10 @@ type Options struct {
 	// Shell is the program of every terminal; empty means $SHELL or
 	// /bin/bash.
 	Shell string
+	// IndexDir is where the workspaces' code indexes keep their catalogs
+	// (one directory per workspace); empty switches the code index off
+	// (search then walks the tree on every query).
+	IndexDir string
 }
 
 // Service holds the services of every registered workspace in use.

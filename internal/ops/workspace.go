@@ -45,6 +45,7 @@ type Workspace struct {
 	git    *gitcli.Repo
 	terms  *terminal.Manager
 	debug  *debug.Manager
+	ix     *indexer
 
 	mu        sync.Mutex
 	listeners map[int]func(Notice)
@@ -80,6 +81,7 @@ func newWorkspace(s *Service, root string) (*Workspace, error) {
 		Root: func(string, string) string { return root },
 	})
 	w.editor.Listen(lspSync{w: w})
+	w.startIndex()
 	sh := s.opts.Shell
 	if sh == "" {
 		sh = os.Getenv("SHELL")
@@ -258,6 +260,9 @@ func (w *Workspace) close() error {
 	}
 	if err := w.terms.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("workspace %s: terminals: %w", w.root, err))
+	}
+	if err := w.closeIndex(); err != nil {
+		errs = append(errs, fmt.Errorf("workspace %s: code index: %w", w.root, err))
 	}
 	if err := w.lsp.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("workspace %s: language servers: %w", w.root, err))

@@ -37,6 +37,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrEscape reports a path that names something outside the workspace: an
@@ -85,6 +86,9 @@ type FS struct {
 	escErr error
 
 	w watchState
+
+	hookMu   sync.Mutex
+	onChange func(rels ...string)
 }
 
 // Open opens the workspace rooted at dir. The directory must exist.
@@ -222,14 +226,14 @@ func (f *FS) ReadFile(p string) ([]byte, error) {
 	return b, nil
 }
 
-// WriteFile replaces the content of the file at p atomically, creating it
+// writeFile replaces the content of the file at p atomically, creating it
 // (mode 0644) and any missing parent directories (mode 0755) if needed. An
 // existing file keeps its permission bits. The data goes to a temporary
 // file in the same directory which is then renamed over p, so readers see
 // the old or the new content, never a mix, and an existing inode (possibly
 // hard-linked elsewhere) is never written. If p is a symlink inside the
 // workspace the file it resolves to is replaced and the link is kept.
-func (f *FS) WriteFile(p string, data []byte) error {
+func (f *FS) writeFile(p string, data []byte) error {
 	rel, err := f.Rel(p)
 	if err != nil {
 		return err
@@ -345,12 +349,12 @@ func (f *FS) createTemp(dir, base string) (string, *os.File, error) {
 	return "", nil, fmt.Errorf("cannot create a temporary file in %s: %w", dir, fs.ErrExist)
 }
 
-// AppendFile appends data to the file at p, creating it (and missing
+// appendFile appends data to the file at p, creating it (and missing
 // parents) like WriteFile when it does not exist. A regular file with a
 // single link is appended to in place (O_APPEND); a file with more than one
 // hard link is rewritten atomically instead, so an inode shared with a file
 // outside the workspace is never modified.
-func (f *FS) AppendFile(p string, data []byte) error {
+func (f *FS) appendFile(p string, data []byte) error {
 	rel, err := f.Rel(p)
 	if err != nil {
 		return err
@@ -390,9 +394,9 @@ func (f *FS) AppendFile(p string, data []byte) error {
 	return f.wrap("append", p, f.writeAtomic(target, append(old, data...), 0o644, false))
 }
 
-// DeleteFile removes the file (or symlink, not its target) at p. It
+// deleteFile removes the file (or symlink, not its target) at p. It
 // refuses directories with ErrIsDir.
-func (f *FS) DeleteFile(p string) error {
+func (f *FS) deleteFile(p string) error {
 	rel, err := f.Rel(p)
 	if err != nil {
 		return err
@@ -410,10 +414,10 @@ func (f *FS) DeleteFile(p string) error {
 	return f.wrap("delete", p, f.root.Remove(rel))
 }
 
-// Rename moves oldPath to newPath (files, symlinks or directories). It
+// rename moves oldPath to newPath (files, symlinks or directories). It
 // fails with fs.ErrExist if newPath exists, and creates newPath's missing
 // parent directories. Neither path may be the workspace root.
-func (f *FS) Rename(oldPath, newPath string) error {
+func (f *FS) rename(oldPath, newPath string) error {
 	oldRel, err := f.Rel(oldPath)
 	if err != nil {
 		return err
@@ -441,13 +445,13 @@ func (f *FS) Rename(oldPath, newPath string) error {
 	return f.wrap("rename", oldPath, f.root.Rename(oldRel, newRel))
 }
 
-// Copy copies src to dst, which must not exist (fs.ErrExist); dst's
+// copy copies src to dst, which must not exist (fs.ErrExist); dst's
 // missing parents are created. A file is copied with its permission bits
 // (symlinks at src are followed while inside the workspace). A directory
 // is copied recursively without following symlinks inside it: those are
 // recreated as symlinks with the same target text. dst may not lie inside
 // src.
-func (f *FS) Copy(src, dst string) error {
+func (f *FS) copy(src, dst string) error {
 	srcRel, err := f.Rel(src)
 	if err != nil {
 		return err
@@ -568,11 +572,11 @@ func (f *FS) MkdirAll(p string) error {
 	return f.wrap("mkdir", p, f.root.MkdirAll(rel, 0o755))
 }
 
-// RemoveDir removes the directory p: only if empty (ErrNotEmpty otherwise)
+// removeDir removes the directory p: only if empty (ErrNotEmpty otherwise)
 // unless recursive. It refuses the workspace root (ErrIsRoot) and anything
 // that is not a directory, including a symlink to one (ErrNotDir).
 // Recursive removal does not follow symlinks inside the tree.
-func (f *FS) RemoveDir(p string, recursive bool) error {
+func (f *FS) removeDir(p string, recursive bool) error {
 	rel, err := f.Rel(p)
 	if err != nil {
 		return err
@@ -741,4 +745,86 @@ func (f *FS) Stat(p string) (Info, error) {
 		IsDir:     fi.IsDir(),
 		IsSymlink: isLink,
 	}, nil
+}
+
+// WriteFile does what writeFile says, then tells the change hook (SetOnChange).
+func (f *FS) WriteFile(p string, data []byte) error {
+	if err := f.writeFile(p, data); err != nil {
+		return err
+	}
+	f.changed(p)
+	return nil
+}
+
+// AppendFile does what appendFile says, then tells the change hook (SetOnChange).
+func (f *FS) AppendFile(p string, data []byte) error {
+	if err := f.appendFile(p, data); err != nil {
+		return err
+	}
+	f.changed(p)
+	return nil
+}
+
+// DeleteFile does what deleteFile says, then tells the change hook (SetOnChange).
+func (f *FS) DeleteFile(p string) error {
+	if err := f.deleteFile(p); err != nil {
+		return err
+	}
+	f.changed(p)
+	return nil
+}
+
+// Rename does what rename says, then tells the change hook (SetOnChange).
+func (f *FS) Rename(oldPath, newPath string) error {
+	if err := f.rename(oldPath, newPath); err != nil {
+		return err
+	}
+	f.changed(oldPath, newPath)
+	return nil
+}
+
+// Copy does what copy says, then tells the change hook (SetOnChange).
+func (f *FS) Copy(src, dst string) error {
+	if err := f.copy(src, dst); err != nil {
+		return err
+	}
+	f.changed(dst)
+	return nil
+}
+
+// RemoveDir does what removeDir says, then tells the change hook (SetOnChange).
+func (f *FS) RemoveDir(p string, recursive bool) error {
+	if err := f.removeDir(p, recursive); err != nil {
+		return err
+	}
+	f.changed(p)
+	return nil
+}
+
+// SetOnChange sets fn to be called, after each write, append, delete,
+// rename, copy or directory removal made through this FS succeeds, with
+// the workspace-relative slash paths it changed (both names of a rename),
+// before the call returns: the code index applies them at once, so a
+// write is searchable when it returns. nil removes the hook.
+func (f *FS) SetOnChange(fn func(rels ...string)) {
+	f.hookMu.Lock()
+	f.onChange = fn
+	f.hookMu.Unlock()
+}
+
+// changed tells the change hook about paths (as callers name them).
+func (f *FS) changed(paths ...string) {
+	f.hookMu.Lock()
+	fn := f.onChange
+	f.hookMu.Unlock()
+	if fn == nil {
+		return
+	}
+	rels := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if rel, err := f.Rel(p); err == nil {
+			rels = append(rels, filepath.ToSlash(rel))
+		}
+	}
+	fn(rels...)
 }
