@@ -155,7 +155,7 @@ var cases = []testCase{
 	{`su -c 'rm -rf /' root`, []string{"delete:r /", "tag privilege", "via rm su -c"}},
 	{`su - root -c 'rm -rf /x'`, []string{"delete:r /x", "priv root"}},
 	{`sudo -u x bash -c 'rm -rf /x'`, []string{"delete:r /x", "via rm sudo>bash -c", "priv x"}},
-	{`ssh host 'rm -rf /'`, []string{"!delete", "net host", "attr remote-command=rm -rf /"}},
+	{`ssh host 'rm -rf /'`, []string{"delete:r /", "via rm ssh host", "tag remote.exec", "net host", "attr remote-command=rm -rf /"}},
 	{`ssh -i ~/.ssh/id_ed25519 user@host ls`, []string{"net user@host", "!read"}},
 	{`bash script.sh`, []string{"exec /home/u/proj/script.sh", "read /home/u/proj/script.sh"}},
 	{`sh ./deploy.sh arg`, []string{"exec /home/u/proj/deploy.sh"}},

@@ -875,10 +875,11 @@ func (k *call) nested(code field, label string, pos []field, same bool) {
 	}
 	c := &ctx{src: code.val, outer: k.c.outerFor(k.ro.sp), depth: k.c.depth + 1, stdin: k.c.stdin}
 	c.via = append(append(make([]string, 0, len(k.c.via)+1), k.c.via...), label)
+	cur := k.st // the state now: nestedIn may lend the call another one
 	k.later = append(k.later, func() {
-		st := k.st
+		st := cur
 		if !same {
-			st = k.st.child(k.ro.env)
+			st = cur.child(k.ro.env)
 			st.posKnown = pos != nil
 			st.pos = pos
 		}

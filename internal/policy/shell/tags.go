@@ -15,4 +15,6 @@ const (
 	TagDBDestroy      = "db.destroy"          // a database statement that destroys data: DROP, TRUNCATE, DELETE/UPDATE without WHERE, FLUSHALL (Attrs: statement)
 	TagGitDiscard     = "git.discard"         // overwrites or drops uncommitted work across a tree: checkout -- ., checkout -f, restore ., switch -f, stash clear (Attrs: discard)
 	TagGitPushNew     = "git.push.new-remote" // a push to a URL, or to a remote added earlier in the line (Attrs: remote, url)
+	TagRemoteCommand  = "remote.exec"         // a command that changes something run on another machine over ssh (Attrs: host, remote-command)
+	TagTunnel         = "network.tunnel"      // an ssh tunnel or port forward (-L, -R, -D, -w) (Attrs: host)
 )
