@@ -209,6 +209,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	x := &Index{opts: opts, root: r, cat: catalogDir{opts.Dir}, log: log, overlays: map[string][]byte{}}
 	x.snap.Store(&snapshot{})
 	x.progress.Store(&Progress{})
+	// Until the first build, changes are remembered for it to re-read.
+	x.dirty = map[string]bool{}
 	cur, err := x.cat.current()
 	if err != nil {
 		r.Close()
@@ -221,6 +223,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 			return nil, err
 		}
 		x.gen = g
+		x.dirty = nil
 		if err := x.load(ctx); err != nil {
 			x.Close()
 			return nil, err
@@ -307,7 +310,9 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 		x.wmu.Unlock()
 		return ErrClosed
 	}
-	x.dirty = map[string]bool{}
+	if x.dirty == nil {
+		x.dirty = map[string]bool{}
+	}
 	cur := ""
 	if x.gen != nil {
 		cur = x.gen.name
@@ -315,7 +320,9 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 	x.wmu.Unlock()
 	defer func() {
 		x.wmu.Lock()
-		x.dirty = nil
+		if x.gen != nil {
+			x.dirty = nil
+		}
 		x.wmu.Unlock()
 	}()
 

@@ -26,9 +26,33 @@ var ErrNoIndex = errors.New("no code index for this workspace")
 type indexer struct {
 	ready chan struct{} // closed once idx answers (or failed)
 	mu    sync.Mutex
-	idx   *index.Index
+	idx   *index.Index // set once the first load or build is done
 	err   error
 	watch string // the wsfs watch id
+	// opened is the index from Open on (changes go to it during its first
+	// build); until then, pending keeps the paths that changed.
+	opened  *index.Index
+	pending []string
+}
+
+// changed hands paths that changed to the index, or keeps them until it
+// is open.
+func (ix *indexer) changed(sync bool, rels ...string) {
+	ix.mu.Lock()
+	idx := ix.opened
+	if idx == nil {
+		ix.pending = append(ix.pending, rels...)
+		ix.mu.Unlock()
+		return
+	}
+	ix.mu.Unlock()
+	if !sync {
+		idx.Notify(rels...)
+		return
+	}
+	if err := idx.Update(context.Background(), rels...); err != nil && !errors.Is(err, index.ErrClosed) {
+		idx.Notify(rels...) // retried by the index's own goroutine
+	}
 }
 
 // indexDir is the catalog directory of root under the service's IndexDir.
@@ -44,7 +68,7 @@ func (w *Workspace) startIndex() {
 	ix := &indexer{ready: make(chan struct{})}
 	w.ix = ix
 	if w.svc.opts.IndexDir != "" {
-		w.fs.SetOnChange(w.indexChanged)
+		w.fs.SetOnChange(func(rels ...string) { ix.changed(true, rels...) })
 		w.git.OnChange = w.indexRefresh
 	}
 	if w.svc.opts.IndexDir == "" {
@@ -77,16 +101,26 @@ func (w *Workspace) startIndex() {
 		// service's lock is held while the workspace starts.
 		ctx, done := w.svc.bind(context.Background())
 		defer done()
-		idx, err := index.Open(ctx, opts)
+		// The watch starts before the index opens: what changes while it
+		// loads is kept and handed over.
+		var err error
+		ix.watch, err = w.fs.Watch("**", func(c wsfs.Change) { ix.changed(false, c.Path) })
+		var idx *index.Index
 		if err == nil {
-			ix.watch, err = w.fs.Watch("**", func(c wsfs.Change) { idx.Notify(c.Path) })
-			if err == nil {
-				w.editor.Listen(indexSync{w: w, idx: idx})
-				if idx.Status().Generation == "" {
-					err = idx.Build(ctx, nil)
-				} else {
-					err = idx.Refresh(ctx)
-				}
+			idx, err = index.Open(ctx, opts)
+		}
+		if err == nil {
+			ix.mu.Lock()
+			ix.opened = idx
+			pending := ix.pending
+			ix.pending = nil
+			ix.mu.Unlock()
+			idx.Notify(pending...)
+			w.editor.Listen(indexSync{w: w, idx: idx})
+			if idx.Status().Generation == "" {
+				err = idx.Build(ctx, nil)
+			} else {
+				err = idx.Refresh(ctx)
 			}
 		}
 		ix.mu.Lock()
@@ -132,17 +166,6 @@ func (w *Workspace) readyIndex() *index.Index {
 		return nil
 	}
 	return w.ix.idx
-}
-
-// indexChanged applies the writes made through the workspace's file
-// system (by any door) to the index before they return, so the next query
-// sees them.
-func (w *Workspace) indexChanged(rels ...string) {
-	if idx := w.readyIndex(); idx != nil {
-		if err := idx.Update(context.Background(), rels...); err != nil {
-			w.svc.log.Warn("code index update", "workspace", w.root, "err", err)
-		}
-	}
 }
 
 // indexRefresh re-reads what changed on disk (after a git checkout)

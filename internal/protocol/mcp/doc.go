@@ -43,7 +43,7 @@
 // and the MCP session ("mcp-" + the SDK's session id) as the policy's
 // session. The call the policy judges is what the tool amounts to: fs.readFile
 // and the lsp.* tools are a read of the file, fs.writeFile a write,
-// fs.editFile an edit, fs.listDirectory a list, search.text a grep,
+// fs.editFile an edit, fs.listDirectory a list, search.text, search.code and search.symbols a grep,
 // git.status/diff/log the git command line, workspace.delete the shell
 // command `rm -rf -- ROOT` (so the policy's delete-workspace-root rule asks a
 // person), workspace.executeCommand the tool "command", and the other

@@ -193,7 +193,7 @@ func approveWhenAsked(t *testing.T, c *core.Core, tool string) <-chan approval.R
 // test.
 func newOps(tb testing.TB, c *core.Core, reg ops.Registry) *ops.Service {
 	tb.Helper()
-	s, err := ops.New(ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup})
+	s, err := ops.New(ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup, IndexDir: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -325,6 +325,8 @@ func TestListTools(t *testing.T) {
 		"fs.editFile":              {"path", "oldString", "newString", "replaceAll"},
 		"fs.listDirectory":         {"path"},
 		"search.text":              {"query", "regex", "caseSensitive", "include", "maxResults"},
+		"search.code":              {"query", "limit"},
+		"search.symbols":           {"name", "kind", "caseSensitive", "limit"},
 		"git.diff":                 {"staged", "path"},
 		"git.log":                  {"maxCount"},
 		"lsp.definition":           {"path", "line", "character"},
@@ -439,6 +441,21 @@ func TestFiles(t *testing.T) {
 		t.Errorf("regex search = %s", got)
 	}
 	fails(t, cs, "search.text", map[string]any{"query": "(", "regex": true}, "invalid search query")
+
+	// The code index: ranked and symbol search see what was just written.
+	ok(t, cs, "fs.writeFile", map[string]any{"path": "pkg/limit.go", "content": "package pkg\n\n// allowRequest reports whether the rate limiter lets one more request through.\nfunc allowRequest() bool { return true }\n"})
+	ok(t, cs, "fs.writeFile", map[string]any{"path": ".env", "content": "TOKEN=limiter-secret\n"})
+	if got := ok(t, cs, "search.code", map[string]any{"query": "rate limiter request"}); !strings.Contains(got, `"path":"pkg/limit.go"`) || !strings.Contains(got, `"symbol":"allowRequest"`) || strings.Contains(got, ".env") {
+		t.Errorf("search.code = %s", got)
+	}
+	if got := ok(t, cs, "search.symbols", map[string]any{"name": "allowReq"}); !strings.Contains(got, `"kind":"function"`) || !strings.Contains(got, `"line":3`) {
+		t.Errorf("search.symbols = %s", got)
+	}
+	if got := ok(t, cs, "search.code", map[string]any{"query": "mode:literal limiter"}); strings.Contains(got, ".env") || !strings.Contains(got, "pkg/limit.go") {
+		t.Errorf("literal search.code = %s", got)
+	}
+	fails(t, cs, "search.code", map[string]any{"query": "mode:fuzzy x"}, "invalid query syntax")
+	fails(t, cs, "search.symbols", map[string]any{"name": ""}, "name is required")
 }
 
 func TestSandbox(t *testing.T) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.lsp.dev/protocol"
 
+	"github.com/warden-dev/warden/internal/index"
 	"github.com/warden-dev/warden/internal/lsp"
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/search"
@@ -101,6 +103,39 @@ func searchText(ctx context.Context, c *call, in searchInput) (*sdk.CallToolResu
 	}
 	for i := range res.Results {
 		res.Results[i].Path = c.rel(res.Results[i].Path)
+	}
+	return jsonResult(res)
+}
+
+func searchCode(ctx context.Context, c *call, in codeInput) (*sdk.CallToolResult, error) {
+	q, err := index.ParseQuery(in.Query)
+	if err != nil {
+		return nil, fmt.Errorf("search.code: %w", err)
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, errors.New("search.code: query is required")
+	}
+	if in.Limit < 0 {
+		return nil, errors.New("search.code: limit must not be negative")
+	}
+	q.Limit = in.Limit
+	res, err := c.ws.IndexSearch(ctx, c.caller(), q, nil)
+	if err != nil {
+		return nil, fmt.Errorf("search.code %q: %w", in.Query, err)
+	}
+	return jsonResult(res)
+}
+
+func searchSymbols(ctx context.Context, c *call, in symbolsInput) (*sdk.CallToolResult, error) {
+	if strings.TrimSpace(in.Name) == "" {
+		return nil, errors.New("search.symbols: name is required")
+	}
+	if in.Limit < 0 {
+		return nil, errors.New("search.symbols: limit must not be negative")
+	}
+	res, err := c.ws.IndexSearch(ctx, c.caller(), index.Query{Text: in.Name, Mode: index.ModeSymbol, Kind: in.Kind, CaseSensitive: in.CaseSensitive, Limit: in.Limit}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("search.symbols %q: %w", in.Name, err)
 	}
 	return jsonResult(res)
 }

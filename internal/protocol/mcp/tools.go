@@ -16,7 +16,7 @@ var toolNames = []string{
 	"workspace.getStatus", "workspace.getMetadata", "workspace.setMetadata",
 	"workspace.create", "workspace.delete", "workspace.executeCommand",
 	"fs.readFile", "fs.writeFile", "fs.editFile", "fs.listDirectory",
-	"search.text",
+	"search.text", "search.code", "search.symbols",
 	"git.status", "git.diff", "git.log",
 	"lsp.symbols", "lsp.definition", "lsp.references", "lsp.diagnostics",
 }
@@ -94,6 +94,16 @@ type (
 		Include       string `json:"include,omitempty" jsonschema:"only files matching these comma-separated globs, e.g. \"src/**/*.go, *.md\""`
 		MaxResults    int    `json:"maxResults,omitempty" jsonschema:"stop after this many matches (default 1000)"`
 	}
+	codeInput struct {
+		Query string `json:"query" jsonschema:"what to find: a description of what the code does (\"where are HTTP headers parsed\") or identifiers (\"parseHeader\", \"parse header\"); may hold filters: file:GLOB -file:GLOB lang:go kind:function mode:literal|regex|symbol case:yes"`
+		Limit int    `json:"limit,omitempty" jsonschema:"how many hits to return, best first (default 20)"`
+	}
+	symbolsInput struct {
+		Name          string `json:"name" jsonschema:"the symbol's name or its beginning (exact matches first)"`
+		Kind          string `json:"kind,omitempty" jsonschema:"only symbols of this kind: function, method, class, struct, interface, type, variable, ..."`
+		CaseSensitive bool   `json:"caseSensitive,omitempty" jsonschema:"match the name's case exactly"`
+		Limit         int    `json:"limit,omitempty" jsonschema:"how many symbols to return (default 20)"`
+	}
 	diffInput struct {
 		Staged bool   `json:"staged,omitempty" jsonschema:"show staged changes (git diff --staged) instead of unstaged ones"`
 		Path   string `json:"path,omitempty" jsonschema:"limit the diff to this path, relative to the workspace or absolute inside it"`
@@ -122,6 +132,8 @@ func (s *Server) addTools() {
 	addTool(s, "fs.listDirectory", "List a directory of the workspace: name, path, type, size and modification time of each entry.", readOnly(), fsListDirectory)
 
 	addTool(s, "search.text", "Find text in the workspace's files (.gitignore-aware); results give each file's matches with zero-based line and character and the matching line.", readOnly(), searchText)
+	addTool(s, "search.code", "Find code by what it does or by identifiers, ranked from warden's code index (BM25 over definitions with split identifiers, fused with symbol names); each hit gives path, 1-based line and endLine, the enclosing symbol, its kind and a score.", readOnly(), searchCode)
+	addTool(s, "search.symbols", "Look up definitions (functions, types, methods, classes, ...) by name in warden's code index: exact names first, then names starting with it; each hit gives path, 1-based line range, kind and the qualified name.", readOnly(), searchSymbols)
 
 	addTool(s, "git.status", "Show the git status of the workspace: branch, HEAD, upstream and changed paths.", readOnly(), gitStatus)
 	addTool(s, "git.diff", "Show the git diff of the workspace (unstaged changes, or staged ones), optionally for one path.", readOnly(), gitDiff)
