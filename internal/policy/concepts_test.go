@@ -371,3 +371,41 @@ func TestPersistenceInWorkspace(t *testing.T) {
 		{call: bash("grep -rn LD_PRELOAD= docs/"), want: Allow},
 	})
 }
+
+// TestEverydayWork: the concepts above must not block ordinary work. A
+// false block costs the user's trust as surely as a miss costs their
+// machine.
+func TestEverydayWork(t *testing.T) {
+	p := mustDefault(t)
+	for _, cmd := range []string{
+		"go build ./... && go test ./...", "npm ci && npm run build", "pnpm add -D vitest", "pip install -r requirements.txt",
+		"python -m venv .venv && . .venv/bin/activate && pip install -e .", "cargo test -- --nocapture", "make -j4",
+		"cmake -S . -B build && cmake --build build", "gofmt -w . && go vet ./...", "black . && ruff check --fix .",
+		"git status && git diff --stat", "git add -A && git commit -m wip", "git fetch origin && git rebase origin/main",
+		"git stash && git pull --rebase && git stash pop", "git switch main", "git branch -d old-feature", "git restore src/main.go",
+		"rm -rf node_modules dist build", "rm -rf .pytest_cache __pycache__ .mypy_cache", "mkdir -p /tmp/scratch && cp -r src /tmp/scratch/",
+		"tar czf /tmp/release.tgz dist/", "tar xzf vendor.tgz -C third_party/", "unzip -o assets.zip -d public/",
+		`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval "$(brew shellenv)"`, "ssh-add ~/.ssh/id_ed25519", "ssh -T git@github.com",
+		"curl -fsSL https://api.github.com/repos/golang/go/releases | jq '.[0].tag_name'", "wget -qO- https://example.com/data.csv | head",
+		"docker build -t app:dev .", "docker compose up -d && docker compose logs -f --tail=50", "kubectl logs deploy/api -n dev --tail=100",
+		"terraform init && terraform plan", "aws s3 ls s3://my-bucket/", "gh pr create --fill", "env | grep -i proxy", "printenv PATH",
+		"history | tail -20", "find . -name '*.go' -newer go.mod | xargs wc -l", "rg -n 'func main' --type go", "sed -i 's/foo/bar/g' src/*.ts",
+		"awk -F, '{print $2}' data.csv | sort | uniq -c", "cat ~/.gitconfig", "ls -la ~/.ssh", "du -sh node_modules", "lsof -i :3000",
+		"chmod +x scripts/*.sh && ./scripts/setup.sh", "sudo apt-get update && sudo apt-get install -y build-essential",
+		"python3 -m http.server 8000", "psql -d dev -c 'SELECT count(*) FROM users'", "mysql -u root -e 'SHOW DATABASES'",
+		"psql -c \"DELETE FROM sessions WHERE expires_at < now()\"", "ln -sf ../shared/config.json config.json", "cp .env.example .env",
+		"node -e 'console.log(process.version)'", "openssl req -x509 -newkey rsa:2048 -nodes -keyout dev.key -out dev.crt -days 365 -subj /CN=localhost",
+		"cd .. && ls", "pushd src && go test ./... && popd", "npx prisma migrate dev", "git clean -n", "crontab -l", "journalctl -u app --since '1 hour ago'",
+		"dig +short github.com", "ping -c 3 8.8.8.8", "curl -X POST -H 'Content-Type: application/json' -d @fixtures/request.json http://localhost:8080/api/items",
+		"curl -F file=@dist/report.pdf https://uploads.example.com/api", "scp build/app.tgz deploy@staging:/srv/", "rsync -avz dist/ user@host:/var/www/",
+		"grep -r password config/", "find ~ -maxdepth 2 -name '*.md'", "ls ~/.config", "du -sh ~/.cache", "go clean -cache",
+		"cat /proc/cpuinfo | head", "ps aux --sort=-%mem | head", "cd src && rm -rf generated/", "git checkout -- go.sum",
+		"sqlite3 dev.db 'CREATE TABLE t(x)'", "docker volume ls", "npm config get registry", "systemctl --user restart api.service",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			if d := p.Decide(bash(cmd)); d.Action != Allow {
+				t.Errorf("%s: %s (rule %s: %s)", cmd, d.Action, d.Rule, d.Reason)
+			}
+		})
+	}
+}

