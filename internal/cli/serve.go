@@ -129,6 +129,7 @@ the log which changed settings need a restart).`,
 					Version:          Version,
 					LogSettings:      cfg.Log,
 					Limits:           cfg.Limits,
+					Models:           agentModels(),
 				}, nil
 			}
 			dcfg, err := build()

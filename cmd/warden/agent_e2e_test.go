@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/warden-dev/warden/internal/event"
+	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
+)
+
+// agentClient is a WebSocket JSON-RPC client of the daemon's Agent API door.
+type agentClient struct {
+	t       *testing.T
+	ws      *websocket.Conn
+	mu      sync.Mutex
+	next    int
+	waiting map[string]chan agentResp
+	done    chan struct{}
+}
+
+type agentResp struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func dialAgent(t *testing.T, data string) *agentClient {
+	t.Helper()
+	var rt struct {
+		Listeners map[string]string `json:"listeners"`
+	}
+	b, err := os.ReadFile(filepath.Join(data, "daemon.json"))
+	if err != nil || json.Unmarshal(b, &rt) != nil || rt.Listeners["agent"] == "" {
+		t.Fatalf("daemon.json: %v %s", err, b)
+	}
+	tok, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := websocket.Dial(t.Context(), "ws://"+rt.Listeners["agent"], &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + strings.TrimSpace(string(tok))}}})
+	if err != nil {
+		t.Fatalf("dial the agent door: %v", err)
+	}
+	ws.SetReadLimit(64 << 20)
+	c := &agentClient{t: t, ws: ws, waiting: map[string]chan agentResp{}, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				c.mu.Lock()
+				for _, ch := range c.waiting {
+					close(ch)
+				}
+				c.waiting = map[string]chan agentResp{}
+				c.mu.Unlock()
+				return
+			}
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(b, &m)
+			var r agentResp
+			_ = json.Unmarshal(b, &r)
+			c.mu.Lock()
+			if ch, ok := c.waiting[string(m.ID)]; ok {
+				ch <- r
+				delete(c.waiting, string(m.ID))
+			}
+			c.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { ws.Close(websocket.StatusNormalClosure, ""); <-c.done })
+	return c
+}
+
+func (c *agentClient) start(method string, params any) <-chan agentResp {
+	c.mu.Lock()
+	c.next++
+	id := fmt.Sprint(c.next)
+	ch := make(chan agentResp, 1)
+	c.waiting[id] = ch
+	c.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": method, "params": params})
+	if err := c.ws.Write(c.t.Context(), websocket.MessageText, b); err != nil {
+		c.t.Fatalf("send %s: %v", method, err)
+	}
+	return ch
+}
+
+func (c *agentClient) wait(ch <-chan agentResp, method string, out any) {
+	c.t.Helper()
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			c.t.Fatalf("%s: connection closed", method)
+		}
+		if r.Error != nil {
+			c.t.Fatalf("%s: %d %s", method, r.Error.Code, r.Error.Message)
+		}
+		if out != nil {
+			if err := json.Unmarshal(r.Result, out); err != nil {
+				c.t.Fatalf("%s: %v", method, err)
+			}
+		}
+	case <-time.After(60 * time.Second):
+		c.t.Fatalf("%s: no answer", method)
+	}
+}
+
+func (c *agentClient) call(method string, params, out any) {
+	c.t.Helper()
+	c.wait(c.start(method, params), method, out)
+}
+
+// TestAgentKill9MidTurnResumes: warden is killed (-9) while its agent's
+// shell call runs; after a restart the call has its "interrupted" result,
+// the session is idle, and a new message continues it with a history the
+// model accepts.
+func TestAgentKill9MidTurnResumes(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	wd := mkdirReal(t, filepath.Join(dir, "proj"))
+	fifo := filepath.Join(wd, "in")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake := openaifake.New(func(r openaifake.Request) openaifake.Reply {
+		switch n := len(r.ToolResults()); {
+		case lastUser(r) == "go on":
+			return openaifake.Reply{Text: "resumed"}
+		case n == 0:
+			return openaifake.Reply{Tool: "write", Args: map[string]any{"path": "a.txt", "content": "A"}}
+		default:
+			return openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "cat in"}}
+		}
+	})
+	defer fake.Close()
+	env := []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"}
+	d := startDaemonIn(t, data, wd, env)
+	c := dialAgent(t, data)
+	var cr struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.call("session.create", map[string]any{"workingDirectory": wd, "model": "openai/fake-model"}, &cr)
+	id := cr.SessionID
+	c.start("agent.message", map[string]any{"sessionId": id, "content": "start"})
+	// the shell call runs once cat has the fifo open
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.kill9()
+	w.Close()
+
+	startDaemonIn(t, data, wd, env)
+	c2 := dialAgent(t, data)
+	var got struct {
+		Session struct {
+			Status string `json:"status"`
+			Turns  int    `json:"turns"`
+		} `json:"session"`
+	}
+	c2.call("session.get", map[string]any{"sessionId": id}, &got)
+	if got.Session.Status != "idle" || got.Session.Turns != 1 {
+		t.Fatalf("after restart: %+v", got.Session)
+	}
+	var res struct {
+		Text       string `json:"text"`
+		StopReason string `json:"stopReason"`
+	}
+	c2.call("agent.message", map[string]any{"sessionId": id, "content": "go on"}, &res)
+	if res.Text != "resumed" || res.StopReason != "end" {
+		t.Fatalf("resumed turn %+v", res)
+	}
+	reqs := fake.Requests()
+	last := reqs[len(reqs)-1]
+	var roles []string
+	for _, m := range last.Messages {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, ",") != "system,user,assistant,tool,assistant,tool,user" {
+		t.Fatalf("history after restart: %v", roles)
+	}
+	if tr := last.ToolResults(); len(tr) != 2 || !strings.Contains(tr[1], "interrupted: warden stopped") {
+		t.Fatalf("tool results after restart %q", tr)
+	}
+	if b, err := os.ReadFile(filepath.Join(wd, "a.txt")); err != nil || string(b) != "A" {
+		t.Fatalf("a.txt = %q, %v", b, err)
+	}
+}
+
+// TestAgentAskApprovedFromTheCLI: a call the policy asks about waits in
+// warden's approval queue; `warden approve` lets it run.
+func TestAgentAskApprovedFromTheCLI(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	wd := mkdirReal(t, filepath.Join(dir, "proj"))
+	if out, err := exec.Command("git", "init", "-q", wd).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	junk := filepath.Join(wd, "junk.txt")
+	if err := os.WriteFile(junk, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := openaifake.New(openaifake.NewQueue(
+		openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "git clean -fdx"}},
+		openaifake.Reply{Text: "clean"},
+	).Next)
+	defer fake.Close()
+	startDaemonIn(t, data, wd, []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"}, "--approval-timeout", "1m")
+	c := dialAgent(t, data)
+	var cr struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.call("session.create", map[string]any{"workingDirectory": wd, "model": "openai/fake-model"}, &cr)
+	turn := c.start("agent.message", map[string]any{"sessionId": cr.SessionID, "content": "clean up"})
+	asked := waitEvent(t, data, 0, 30*time.Second, "the agent's approval", approvalAsked(func(e event.Event) bool { return e.Session == cr.SessionID }))
+	if out, errOut, code := warden(t, data, "", "approve", approvalOf(t, asked)); code != 0 {
+		t.Fatalf("approve: %s %s", out, errOut)
+	}
+	var res struct {
+		Text string `json:"text"`
+	}
+	c.wait(turn, "agent.message", &res)
+	if res.Text != "clean" {
+		t.Fatalf("turn %+v", res)
+	}
+	if _, err := os.Stat(junk); !os.IsNotExist(err) {
+		t.Fatalf("junk.txt still there: %v", err)
+	}
+	// the session is listed beside the other agents'
+	if out, _, _ := warden(t, data, "", "sessions"); !strings.Contains(out, cr.SessionID) {
+		t.Fatalf("warden sessions does not list %s:\n%s", cr.SessionID, out)
+	}
+}
+
+// TestChat: `warden chat` streams the answer and shows the tool call and
+// its outcome.
+func TestChat(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	wd := mkdirReal(t, filepath.Join(dir, "proj"))
+	fake := openaifake.New(openaifake.NewQueue(
+		openaifake.Reply{Tool: "write", Args: map[string]any{"path": "note.md", "content": "hi"}},
+		openaifake.Reply{Text: "Wrote note.md for you."},
+	).Next)
+	defer fake.Close()
+	startDaemonIn(t, data, wd, []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"})
+	out, errOut, code := warden(t, data, "write a note\n", "chat", "-w", wd, "--model", "openai/fake-model")
+	if code != 0 {
+		t.Fatalf("chat: %d %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"session ag_", "→ write", "✓ write ok", "Wrote note.md for you.", "[end;"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("chat output lacks %q:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(wd, "note.md")); err != nil || string(b) != "hi" {
+		t.Fatalf("note.md = %q, %v", b, err)
+	}
+}
