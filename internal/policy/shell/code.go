@@ -352,7 +352,8 @@ func (s *codeScan) bindings() {
 		if t.kind != cIdent {
 			continue
 		}
-		stmtStart := i == 0 || ts[i-1].kind == cEnd || ts[i-1].kind == cPunct && (ts[i-1].val == "{" || ts[i-1].val == "}")
+		stmtStart := i == 0 || ts[i-1].kind == cEnd || ts[i-1].kind == cPunct && (ts[i-1].val == "{" || ts[i-1].val == "}") ||
+			s.lang == "js" && ts[i-1].kind == cPunct && ts[i-1].val == "," && i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "="
 		switch {
 		case s.lang == "python" && stmtStart && t.val == "import":
 			// import a.b as c, d
@@ -433,7 +434,8 @@ func (s *codeScan) bindings() {
 
 func isProcModule(n string) bool {
 	switch n {
-	case "os", "subprocess", "child_process", "pty", "asyncio", "commands", "Open3", "Process", "Kernel":
+	case "os", "subprocess", "child_process", "pty", "asyncio", "commands", "Open3", "Process", "Kernel",
+		"path", "fs", "fs.promises", "fs/promises", "shutil", "pathlib", "FileUtils":
 		return true
 	}
 	return false
@@ -581,6 +583,41 @@ func (s *codeScan) eval(ts []ctok) codeVal {
 			strs++
 			b.WriteString(vv.s)
 			v.partial = v.partial || vv.partial
+		case t.kind == cIdent && isHomeIdent(t.val) && !(i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "("):
+			strs++
+			b.WriteString(homeTok)
+		case t.kind == cIdent && (t.val == "$ENV" || t.val == "ENV") && i+3 < len(ts) && ts[i+1].kind == cPunct && (ts[i+1].val == "{" || ts[i+1].val == "[") &&
+			ts[i+2].val == "HOME" && ts[i+3].kind == cPunct:
+			strs++
+			b.WriteString(homeTok)
+			i += 3
+		case t.kind == cIdent && i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "(":
+			j := closeParen(ts, i+1)
+			if j < 0 {
+				j = len(ts) - 1
+			}
+			if val, ok := s.callValue(t.val, ts[i+2:j]); ok {
+				strs++
+				b.WriteString(val)
+				v.partial = v.partial || strings.Contains(val, codePH)
+			} else {
+				ph()
+				others = true
+			}
+			i = j
+		case t.kind == cPunct && t.val == "." && i+3 < len(ts) && ts[i+1].kind == cIdent && ts[i+2].kind == cPunct && ts[i+2].val == "(" && ts[i+3].kind == cPunct && ts[i+3].val == ")" && pathMethod(ts[i+1].val):
+			// Path(...).expanduser(), .resolve(), .absolute()
+			if ts[i+1].val == "expanduser" || ts[i+1].val == "expand_path" {
+				cur := b.String()
+				if strings.HasPrefix(cur, "~") {
+					b.Reset()
+					b.WriteString(homeTok + cur[1:])
+				}
+			}
+			i += 3
+		case t.kind == cPunct && t.val == "/" && s.lang == "python" && i > 0 && i+1 < len(ts):
+			// pathlib joins with /
+			b.WriteByte('/')
 		case t.kind == cPunct && (t.val == "+" || t.val == "." || t.val == ".." || t.val == "&") && i > 0 && i+1 < len(ts):
 			// concatenation
 		case t.kind == cIdent && s.lang == "awk" && i > 0 && ts[i-1].kind == cStr:
@@ -717,6 +754,7 @@ func (s *codeScan) scan() {
 		name := s.resolve(t.val)
 		sk, strong := s.sinkOf(name)
 		if sk == 0 {
+			s.fileCall(i, name)
 			if s.lang == "js" && i+1 < len(ts) && ts[i+1].kind == cStr && (t.val == "$" || strings.HasSuffix(t.val, ".$")) {
 				s.runShell(codeVal{kind: 's', s: ts[i+1].val, partial: ts[i+1].interp}, true, s.label)
 			}
@@ -914,6 +952,7 @@ func (s *codeScan) perlOpen(pos []codeVal) {
 // runShell judges a command line the code runs.
 func (s *codeScan) runShell(v codeVal, strong bool, label string) {
 	k := s.k
+	v.s = s.final(v.s)
 	switch {
 	case v.kind != 's':
 		if strong && v.kind != 'k' {
@@ -976,7 +1015,7 @@ func (s *codeScan) runArgv(argv []codeVal, strong bool, label string) {
 
 func (s *codeScan) argField(a codeVal) field {
 	if a.kind == 's' && !a.partial {
-		return sub(plain(s.code), a.s)
+		return sub(plain(s.code), s.final(a.s))
 	}
 	f := plain(s.code)
 	f.known = false
@@ -1109,4 +1148,142 @@ func parenDepth(ts []ctok) int {
 		}
 	}
 	return d
+}
+
+// homeTok stands for the user's home directory in values inline code
+// computes (os.path.expanduser("~"), Path.home(), $ENV{HOME}, process.env.HOME).
+const homeTok = "\x00HOME\x00"
+
+// isHomeIdent reports whether a name is the home directory's variable.
+func isHomeIdent(n string) bool {
+	switch n {
+	case "os.environ.HOME", "process.env.HOME", "ENV.HOME", "Deno.env.HOME", "$_SERVER.HOME", "$_ENV.HOME", "Dir.home", "Path.home", "pathlib.Path.home":
+		return true
+	}
+	return false
+}
+
+// isHomeText reports whether the text of an interpolation is the home
+// directory: $ENV{HOME}, #{Dir.home}, ${process.env.HOME}, {Path.home()}.
+func isHomeText(t string) bool {
+	l := strings.ToLower(t)
+	switch {
+	case strings.Contains(t, "HOME") && (strings.Contains(l, "env") || strings.Contains(l, "server") || strings.Contains(l, "getenv")):
+		return true
+	case strings.Contains(l, "home()") || strings.Contains(l, "dir.home") || strings.Contains(l, "homedir"):
+		return true
+	case strings.Contains(l, "expanduser") && strings.Contains(t, "~"):
+		return true
+	}
+	return false
+}
+
+func pathMethod(m string) bool {
+	switch m {
+	case "expanduser", "expand_path", "resolve", "absolute", "as_posix", "toString", "to_s", "normalize", "realpath":
+		return true
+	}
+	return false
+}
+
+// callValue is the value of a call that builds a path or names the home
+// directory: os.path.join, path.join, File.join, Path(...), expanduser,
+// os.getenv("HOME"), Path.home(), os.homedir().
+func (s *codeScan) callValue(name string, argToks []ctok) (string, bool) {
+	n := s.resolve(name)
+	last := lastName(n)
+	var args []codeVal
+	for _, a := range splitArgs(argToks) {
+		args = append(args, s.eval(a))
+	}
+	str := func(i int) (string, bool) {
+		if i < len(args) && args[i].kind == 's' {
+			return args[i].s, true
+		}
+		return "", false
+	}
+	switch last {
+	case "home", "homedir", "gethomedir", "home_dir":
+		return homeTok, true
+	case "getenv", "get", "fetch", "env":
+		if v, ok := str(0); ok && (v == "HOME" || v == "USERPROFILE") && (last != "get" || strings.Contains(n, "environ") || strings.Contains(n, "env")) {
+			return homeTok, true
+		}
+	case "expanduser", "expand_path", "untildify":
+		if v, ok := str(0); ok {
+			if strings.HasPrefix(v, "~") {
+				return homeTok + v[1:], true
+			}
+			return v, true
+		}
+	case "join", "resolve", "joinpath", "Path", "PurePath", "PosixPath", "abspath", "realpath", "normpath", "fspath", "str", "String", "expand":
+		if last == "join" && !(strings.Contains(n, "path") || strings.HasPrefix(n, "File") || strings.HasPrefix(n, "os")) {
+			return "", false
+		}
+		var parts []string
+		for i := range args {
+			v, ok := str(i)
+			if !ok {
+				if args[i].kind == 'k' {
+					continue
+				}
+				v = codePH
+			}
+			if strings.HasPrefix(v, "/") || strings.HasPrefix(v, homeTok) {
+				parts = parts[:0]
+			}
+			parts = append(parts, v)
+		}
+		if len(parts) == 0 {
+			return "", false
+		}
+		return strings.Join(parts, "/"), true
+	}
+	return "", false
+}
+
+// final makes a computed value concrete: the home directory for homeTok.
+func (s *codeScan) final(v string) string {
+	if !strings.Contains(v, homeTok) {
+		return v
+	}
+	home := s.k.a.opts.Home
+	if home == "" {
+		home = "~"
+	}
+	return strings.ReplaceAll(v, homeTok, home)
+}
+
+// fileCall judges a file operation whose path is an expression (a join, a
+// home directory, a variable): the literal ones are read by inlineCode.
+func (s *codeScan) fileCall(i int, name string) {
+	ts := s.toks
+	if i+1 >= len(ts) || ts[i+1].kind != cPunct || ts[i+1].val != "(" {
+		return
+	}
+	last := lastName(name)
+	kind, ok := qualifiedOps[name]
+	if !ok {
+		kind, ok = fileOps[last]
+	}
+	if !ok || twoPathOps[last] || kind == Read {
+		return
+	}
+	args, _ := s.callArgs(i)
+	if len(args) == 0 || len(args[0]) == 1 && args[0][0].kind == cStr && !args[0][0].interp && !strings.Contains(args[0][0].val, homeTok) {
+		return // a literal: inlineCode's scan has it
+	}
+	v := s.eval(args[0])
+	rec := recursiveOps[last]
+	switch {
+	case v.kind == 's' && !strings.Contains(v.s, codePH):
+		p := s.final(v.s)
+		if looksLikePath(p) {
+			s.k.file(kind, sub(plain(s.code), p), rec)
+		}
+	case v.kind == 's' && strings.Contains(v.s, homeTok) || kind == Delete && (v.kind == 's' || v.kind == 'x') && strings.Contains(name, "."):
+		// a path computed at run time: under home, or any delete by a
+		// module's function (shutil.rmtree(x), fs.rmSync(p))
+		s.k.eff(Effect{Kind: kind, Unknown: true, Recursive: rec, Reason: "a path " + s.k.name + " computes at run time"})
+	}
 }

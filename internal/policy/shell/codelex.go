@@ -259,6 +259,11 @@ func lexQuoted(s string, open, close byte, lang string, interps bool) (string, b
 		}
 		if interps {
 			if n := interpAt(s[i:], lang); n > 0 {
+				if isHomeText(s[i : i+n]) {
+					b.WriteString(homeTok)
+					i += n - 1
+					continue
+				}
 				b.WriteString(codePH)
 				interp = true
 				i += n - 1
@@ -330,6 +335,11 @@ func pyFormat(v string) (string, bool) {
 			i++
 		case v[i] == '{':
 			n := matchBrace(v, i)
+			if isHomeText(v[i:n]) {
+				b.WriteString(homeTok)
+				i = n - 1
+				continue
+			}
 			b.WriteString(codePH)
 			interp = true
 			i = n - 1
