@@ -594,9 +594,9 @@ func (s *codeScan) eval(ts []ctok) codeVal {
 		case t.kind == cIdent && i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "(":
 			j := closeParen(ts, i+1)
 			if j < 0 {
-				j = len(ts) - 1
+				j = len(ts) // unclosed: the arguments run to the end
 			}
-			if val, ok := s.callValue(t.val, ts[i+2:j]); ok {
+			if val, ok := s.callValue(t.val, ts[min(i+2, j):j]); ok {
 				strs++
 				b.WriteString(val)
 				v.partial = v.partial || strings.Contains(val, codePH)
