@@ -246,6 +246,10 @@ func TestPrivilege(t *testing.T) {
 		{call: bash("sudo -k"), want: Allow},
 		{call: bash("sudo lsof -i :8080"), want: Allow},
 		{call: bash("getcap ./server"), want: Allow},
+		// a root shell over the host's / through a container
+		{call: bash("docker run -it --rm -v /:/mnt busybox chroot /mnt"), want: Deny},
+		{call: bash("podman run -ti -v /:/h alpine chroot /h sh"), want: Deny},
+		{call: bash("docker run --rm -v /:/host:ro alpine chroot /host ls /"), want: Allow},
 	})
 }
 
@@ -408,4 +412,31 @@ func TestEverydayWork(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWardenProtected: warden itself is a protected target, however it
+// is reached: its data and config (also through a link made in the line
+// or a parent directory copied whole), its daemon (signals by pattern,
+// debuggers and tracers, its environment), its controls and binary.
+func TestWardenProtected(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("ln -s ~/.local/share/warden/token t && cat t"), want: Deny},
+		{call: bash("ln -sfn ~/.config/warden cfg; head cfg/config.yaml"), want: Deny},
+		{call: bash("tar cf /tmp/s.tar -C ~/.local share"), want: Deny},
+		{call: bash("pkill -f 'warden serve'"), want: Deny},
+		{call: bash("pkill -TERM -f 'bin/warden daemon'"), want: Deny},
+		{call: bash("strace -f -p $(pgrep -f warden)"), want: Deny},
+		{call: bash("gdb --pid=$(pidof warden) -batch -ex 'info threads'"), want: Deny},
+		{call: bash("cat /proc/$(pgrep -x warden)/environ"), want: Deny},
+		{call: bash("xargs -0 -n1 < /proc/$(pidof warden)/environ"), want: Deny},
+		{call: bash("warden approve ap_7"), want: Deny},
+		{call: bash("cp ./warden ~/.local/bin/warden"), want: Deny},
+		{call: bash("strace -p 4242"), want: Ask},
+		{call: bash("gdb -p 999"), want: Ask},
+		{call: bash("strace -f -e trace=open ./app"), want: Allow},
+		{call: bash("pkill -f 'node server.js'"), want: Allow},
+		{call: bash("warden status"), want: Allow},
+		{call: bash("ln -s ../shared/cfg.json cfg.json && cat cfg.json"), want: Allow},
+	})
 }

@@ -141,6 +141,11 @@ func (r *roots) matchesWarden(attrs map[string]string) bool {
 				subject := n
 				if attrs["match"] == "full" {
 					subject = n + " serve"
+					// the daemon's full command line is not known: a
+					// pattern that names warden is aimed at it
+					if strings.Contains(strings.ToLower(pat), n) {
+						return true
+					}
 				}
 				if re.MatchString(subject) {
 					return true

@@ -365,7 +365,8 @@ func (k *call) runIn(cc *containerCmd) {
 		}
 		for i := start; i < len(a.out.Commands); i++ {
 			cm := &a.out.Commands[i]
-			if cm.Dynamic || cc.stdin && len(cm.Via) == len(c.via) && len(cm.Argv) > 0 && isShell(cm.Name) && interactiveShell(cm.Argv[1:], c.stdin) {
+			direct := len(cm.Via) == len(c.via) || len(cm.Via) == len(c.via)+1 && cm.Via[len(cm.Via)-1] == "chroot"
+			if cm.Dynamic || cc.stdin && direct && len(cm.Argv) > 0 && isShell(cm.Name) && interactiveShell(cm.Argv[1:], c.stdin) {
 				k.blanket(cc.ct, &a.out.Commands[self])
 				return
 			}

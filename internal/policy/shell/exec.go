@@ -382,7 +382,9 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 		abs = a.physical(st.dir + "/" + v)
 	}
 	if len(a.links) > 0 {
-		abs = a.throughLinks(abs, f.glob || strings.HasSuffix(v, "/") || strings.HasSuffix(v, "/."))
+		// a path below a link goes through it; so does a read of the
+		// link itself (cat link reads the target; rm and ln act on the link)
+		abs = a.throughLinks(abs, f.glob || strings.HasSuffix(v, "/") || strings.HasSuffix(v, "/.") || kind == Read)
 	}
 	if isPseudoDevice(abs) {
 		return e, false

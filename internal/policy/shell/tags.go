@@ -12,6 +12,7 @@ const (
 	TagMount          = "fs.mount"            // mount, umount
 	TagPackageInstall = "package.install"     // apt/dnf/yum/brew/pip/npm... install (Attrs: manager)
 	TagContainerHost  = "container.host"      // a container given the host: --privileged, the runtime's socket, --pid=host, SYS_ADMIN (Attrs: container)
+	TagProcessAttach  = "process.attach"      // a debugger or tracer attached to a running process (strace -p, gdb -p)
 	TagDBDestroy      = "db.destroy"          // a database statement that destroys data: DROP, TRUNCATE, DELETE/UPDATE without WHERE, FLUSHALL (Attrs: statement)
 	TagGitDiscard     = "git.discard"         // overwrites or drops uncommitted work across a tree: checkout -- ., checkout -f, restore ., switch -f, stash clear (Attrs: discard)
 	TagGitPushNew     = "git.push.new-remote" // a push to a URL, or to a remote added earlier in the line (Attrs: remote, url)

@@ -307,6 +307,7 @@ func (k *call) traceCmd() {
 		k.file(Write, o, false)
 	}
 	if p.has("p", "attach") {
+		k.tag(TagProcessAttach) // reads and steers a running process
 		return
 	}
 	k.inner(p.ops, k.name, nil, nil)
@@ -321,7 +322,11 @@ func (k *call) chroot() {
 	if e, ok := k.a.target(k.st, Privilege, p.ops[0], false); ok {
 		k.eff(e)
 	}
-	k.inner(p.ops[1:], "chroot", k.chrootState(p.ops[0]), nil)
+	cmd := p.ops[1:]
+	if len(cmd) == 0 {
+		cmd = []field{lit("sh"), lit("-i")} // chroot DIR runs $SHELL -i
+	}
+	k.inner(cmd, "chroot", k.chrootState(p.ops[0]), nil)
 }
 
 // joinCode joins words into a shell command string.
