@@ -113,6 +113,12 @@ A JSON-RPC error is printed on stderr with its code and the command exits 1.`,
 
 // controlCall runs the spec's connection flow and one request.
 func controlCall(ctx context.Context, dataDir, token, workspace, method string, params json.RawMessage) (json.RawMessage, error) {
+	return controlCallNotified(ctx, dataDir, token, workspace, method, params, nil)
+}
+
+// controlCallNotified is controlCall that hands the notifications received
+// while the request runs (index.progress, ...) to onNotify.
+func controlCallNotified(ctx context.Context, dataDir, token, workspace, method string, params json.RawMessage, onNotify func(method string, params json.RawMessage)) (json.RawMessage, error) {
 	addr, daemonToken, err := doorOf(dataDir, "control")
 	if err != nil {
 		return nil, err
@@ -157,6 +163,9 @@ func controlCall(ctx context.Context, dataDir, token, workspace, method string, 
 			}
 			if (id == "" && m.Method == "auth.challenge") || (id != "" && string(m.ID) == id) {
 				return m, nil
+			}
+			if onNotify != nil && m.Method != "" && len(m.ID) == 0 {
+				onNotify(m.Method, m.Params)
 			}
 		}
 	}

@@ -85,7 +85,7 @@ type generation struct {
 	mu   sync.Mutex
 	f    *os.File
 	// files is the last record of every path; hashes the symbols of every
-	// content hash recorded (nil slice for content without symbols).
+	// content hash (and language, see symKey) recorded (nil slice for content without symbols).
 	files  map[string]record
 	hashes map[string][]Symbol
 	done   bool
@@ -160,8 +160,8 @@ func (g *generation) apply(r record) {
 		delete(g.files, r.Path)
 	default:
 		if r.Hash != "" {
-			if _, ok := g.hashes[r.Hash]; !ok || r.Symbols != nil {
-				g.hashes[r.Hash] = fromCat(r.Symbols, g.kinds)
+			if _, ok := g.hashes[symKey(r.Hash, r.Path)]; !ok || r.Symbols != nil {
+				g.hashes[symKey(r.Hash, r.Path)] = fromCat(r.Symbols, g.kinds)
 			}
 		}
 		r.Symbols = nil
@@ -176,7 +176,7 @@ func (g *generation) write(r record, syms []Symbol) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if r.Hash != "" {
-		if _, ok := g.hashes[r.Hash]; !ok {
+		if _, ok := g.hashes[symKey(r.Hash, r.Path)]; !ok {
 			r.Symbols = toCat(syms)
 		}
 	}
@@ -188,8 +188,8 @@ func (g *generation) write(r record, syms []Symbol) error {
 		return fmt.Errorf("index: catalog: %w", err)
 	}
 	if r.Hash != "" {
-		if _, ok := g.hashes[r.Hash]; !ok {
-			g.hashes[r.Hash] = syms
+		if _, ok := g.hashes[symKey(r.Hash, r.Path)]; !ok {
+			g.hashes[symKey(r.Hash, r.Path)] = syms
 		}
 	}
 	r.Symbols = nil
@@ -209,14 +209,20 @@ func (g *generation) lookup(path string) (record, []Symbol, bool) {
 	if !ok {
 		return record{}, nil, false
 	}
-	return r, g.hashes[r.Hash], true
+	return r, g.hashes[symKey(r.Hash, r.Path)], true
 }
 
-// symbolsOf returns the symbols recorded for a content hash.
-func (g *generation) symbolsOf(hash string) ([]Symbol, bool) {
+// symKey is what symbols are recorded under: the content hash and the
+// language the file's name gives it (the same bytes are Go in a .go file
+// and nothing in a .txt).
+func symKey(hash, rel string) string { return hash + "|" + language(rel) }
+
+// symbolsOf returns the symbols recorded for a content hash in the
+// language of rel.
+func (g *generation) symbolsOf(hash, rel string) ([]Symbol, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s, ok := g.hashes[hash]
+	s, ok := g.hashes[symKey(hash, rel)]
 	return s, ok
 }
 

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/internal/search"
+	"github.com/warden-dev/warden/internal/wsfs"
 )
 
 // ErrClosed reports a call on a closed index.
@@ -252,7 +255,7 @@ func (x *Index) Root() string { return x.opts.Root }
 
 // excluded reports whether rel is never indexed.
 func (x *Index) excluded(rel string) bool {
-	if secretFile(rel) {
+	if secretFile(rel) || wsfs.IsTemp(path.Base(rel)) {
 		return true
 	}
 	return x.opts.Exclude != nil && x.opts.Exclude(rel)
@@ -639,7 +642,7 @@ func (x *Index) overlayDoc(rel string, content []byte) *doc {
 			d.symbols = goSymbols(content)
 		default:
 			if x.gen != nil {
-				if s, ok := x.gen.symbolsOf(d.hash); ok {
+				if s, ok := x.gen.symbolsOf(d.hash, rel); ok {
 					d.symbols = s
 					break
 				}
@@ -859,7 +862,7 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 					finish(i, d, syms, false)
 					continue
 				}
-				if s, ok := g.symbolsOf(d.hash); ok {
+				if s, ok := g.symbolsOf(d.hash, rel); ok {
 					finish(i, d, s, true)
 					continue
 				}
@@ -892,4 +895,12 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 		}
 	}
 	return out, nil
+}
+
+// CatalogDir is the catalog directory of the workspace root under base
+// (warden's data dir's "index" directory): the daemon and the CLI, when
+// it opens an index itself, share it.
+func CatalogDir(base, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(base, hex.EncodeToString(sum[:8]))
 }

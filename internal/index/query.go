@@ -332,7 +332,7 @@ func enclosing(d *doc, line int) *Symbol {
 	var best *Symbol
 	for i := range d.symbols {
 		s := &d.symbols[i]
-		if s.Line <= line && line <= s.EndLine && s.EndLine > s.Line {
+		if s.Line <= line && line <= s.EndLine && (s.EndLine > s.Line || blockKind(s.Kind)) {
 			if best == nil || s.EndLine-s.Line < best.EndLine-best.Line {
 				best = s
 			}

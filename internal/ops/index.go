@@ -2,8 +2,6 @@ package ops
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -56,10 +54,7 @@ func (ix *indexer) changed(sync bool, rels ...string) {
 }
 
 // indexDir is the catalog directory of root under the service's IndexDir.
-func (s *Service) indexDir(root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(s.opts.IndexDir, hex.EncodeToString(sum[:8]))
-}
+func (s *Service) indexDir(root string) string { return index.CatalogDir(s.opts.IndexDir, root) }
 
 // startIndex opens (building when needed) the workspace's index in the
 // background. The watch starts first, so no change made during the build

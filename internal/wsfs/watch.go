@@ -320,6 +320,11 @@ func (k known) removeTree(p string) {
 	delete(k, p)
 }
 
+// IsTemp reports whether the base name is one of this package's own
+// temporary files (an atomic write in progress): watchers and the code
+// index leave them out.
+func IsTemp(name string) bool { return isTemp(name) }
+
 // isTemp reports whether name is one of createTemp's temporary files.
 func isTemp(name string) bool {
 	const mid, suffix = ".wsfs-", ".tmp"

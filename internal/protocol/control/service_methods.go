@@ -4,7 +4,7 @@ package control
 // git, search and debuggers.
 func serviceMethods() map[string]method {
 	t := map[string]method{}
-	for _, part := range []map[string]method{terminalMethods(), gitMethods(), searchMethods(), debugMethods()} {
+	for _, part := range []map[string]method{terminalMethods(), gitMethods(), searchMethods(), indexMethods(), debugMethods()} {
 		for k, v := range part {
 			t[k] = v
 		}
