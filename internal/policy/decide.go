@@ -111,6 +111,12 @@ func (p *Policy) Decide(c Call) (d Decision) {
 func (p *Policy) prepare(c Call, all bool) *eval {
 	e := &eval{p: p, c: normalise(c), all: all}
 	n := &e.c
+	if n.kind == kindShell && n.cwd == "" && p.roots.home != "" {
+		// a workdir of ~ or ~/x is the home dir's
+		if wd := shellWorkdir(c.Args); wd == "~" || strings.HasPrefix(wd, "~/") {
+			n.cwd = filepath.Clean(p.roots.home + wd[1:])
+		}
+	}
 	if n.ws != "" {
 		if p.roots.broadWorkspace(n.ws) {
 			n.ws = ""

@@ -55,6 +55,17 @@ var toolKinds = map[string]toolKind{
 // pathKeys are the argument names file tools put a path in.
 var pathKeys = []string{"filePath", "file_path", "path", "notebook_path", "absolute_path", "filename", "file", "target_file", "dir_path", "directory", "source", "destination"}
 
+// shellWorkdir is the directory a shell tool's call names for its command,
+// "" when it names none.
+func shellWorkdir(args map[string]any) string {
+	for _, key := range workdirKeys {
+		if wd, _ := args[key].(string); wd != "" {
+			return wd
+		}
+	}
+	return ""
+}
+
 // workdirKeys are the argument names shell tools put the directory the
 // command runs in (OpenCode's and Codex's workdir, Gemini CLI's directory).
 var workdirKeys = []string{"workdir", "cwd", "working_directory", "directory", "dir"}
@@ -159,20 +170,15 @@ func normalise(c Call) call {
 	}
 	if n.kind == kindShell {
 		// the directory the shell tool runs the command in is part of the call
-		for _, key := range workdirKeys {
-			wd, _ := c.Args[key].(string)
-			if wd == "" {
-				continue
-			}
+		if wd := shellWorkdir(c.Args); wd != "" {
 			switch {
 			case filepath.IsAbs(wd):
 				cwd = filepath.Clean(wd)
 			case cwd != "" && !strings.HasPrefix(wd, "~"):
 				cwd = filepath.Join(cwd, wd)
 			default:
-				cwd = "" // relative to nothing known, or a home warden reads later
+				cwd = "" // relative to nothing known, or in home (prepare places it)
 			}
-			break
 		}
 	}
 	n.cwd, n.rawWS, n.ws = cwd, ws, ws

@@ -382,10 +382,14 @@ func (k *call) gitPush(rest []field) {
 			branches = append(branches, dst)
 		}
 	}
-	if u, ok := k.a.gitRemotes[remote]; ok {
+	named := remote
+	if named == "" {
+		named = "origin" // git push with no remote pushes to origin (or the branch's upstream)
+	}
+	if u, ok := k.a.gitRemotes[named]; ok {
 		// a remote added earlier in the line: the repository goes there
 		k.tag(TagGitPushNew)
-		k.attr("remote", remote)
+		k.attr("remote", named)
 		k.attr("url", u)
 		k.eff(Effect{Kind: Network, Target: u})
 	} else if isGitURL(remote) {

@@ -11,8 +11,9 @@ func interpPrograms() []program {
 			examples: []example{ex("perl -pi -e 's/a/b/' f", "write /home/u/proj/f"), ex("perl s.pl", "exec /home/u/proj/s.pl")}},
 		{names: []string{"node", "nodejs"}, model: interpreter("epr", "", "", "node"),
 			examples: []example{ex("node -e 'x'", "exec"), ex("node app.js", "exec /home/u/proj/app.js")}},
-		{names: []string{"ruby", "irb"}, model: interpreter("e", "", "rIC", "ruby"),
-			examples: []example{ex("ruby -I lib t.rb", "exec /home/u/proj/t.rb", "!exec /home/u/proj/lib")}},
+		{names: []string{"ruby", "irb"}, model: func(k *call) { k.interp("e", "", "rIC", "ruby"); k.webServer() },
+			examples: []example{ex("ruby -I lib t.rb", "exec /home/u/proj/t.rb", "!exec /home/u/proj/lib"),
+				ex("ruby -run -e httpd ~ -p 8000", "read:r /home/u", "net 0.0.0.0:8000"), ex("ruby -run -e httpd public", "read:r /home/u/proj/public")}},
 		{names: []string{"php"}, model: func(k *call) { k.interp("r", "", "dcf", "php"); k.webServer() },
 			examples: []example{ex("php -d x=1 s.php", "exec /home/u/proj/s.php")}},
 		{names: []string{"lua", "luajit", "Rscript", "R", "tclsh", "osascript", "julia", "ts-node", "tsx", "swift", "groovy", "scala", "elixir", "erl", "escript"}, model: interpreter("e", "", "l", ""),
@@ -379,6 +380,18 @@ func (k *call) webServer() {
 		dir := lit(".")
 		if d, ok := p.get("d", "directory"); ok {
 			dir = d
+		}
+		k.serve(dir, "0.0.0.0:"+port)
+	case k.name == "ruby" && len(args) > 2 && args[0].known && args[0].val == "-run" && args[1].known && args[1].val == "-e" && args[2].known && args[2].val == "httpd":
+		// ruby -run -e httpd DIR -p PORT (un.rb)
+		p := parseOpts(args[3:], spec{arg: "pb", long: []string{"port", "bind-address"}})
+		dir := lit(".")
+		if len(p.ops) > 0 {
+			dir = p.ops[0]
+		}
+		port := "8080"
+		if v, ok := p.get("p", "port"); ok && v.known {
+			port = v.val
 		}
 		k.serve(dir, "0.0.0.0:"+port)
 	case k.name == "php":
