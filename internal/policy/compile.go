@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/interpreter"
 
 	"github.com/warden-dev/warden/internal/policy/shell"
 )
@@ -47,7 +49,7 @@ type cmatch struct {
 	tools, sources, input, commands, args, tags []textPattern
 	workspaces                                  []pathPattern
 	wsEmpty                                     bool // workspaces lists "" (no workspace)
-	argv                                        []*regexp.Regexp
+	argv                                        []argvPattern
 	attrs                                       []attrCond
 	effects                                     []shell.Kind
 	targets                                     []Class
@@ -136,7 +138,8 @@ func compileRule(rule Rule, r *roots, env *cel.Env) (*crule, error) {
 		if ast.OutputType() != cel.BoolType {
 			return nil, fmt.Errorf("when: the expression is %s, not bool", ast.OutputType())
 		}
-		prg, err := env.Program(ast, cel.CostLimit(celCostLimit))
+		// constant regexes (.matches(r"...")) are compiled once, not per call
+		prg, err := env.Program(ast, cel.CostLimit(celCostLimit), cel.OptimizeRegex(interpreter.MatchesRegexOptimization))
 		if err != nil {
 			return nil, fmt.Errorf("when: %w", err)
 		}
@@ -215,7 +218,7 @@ func compileMatch(m Match, r *roots) (cmatch, error) {
 		if err != nil {
 			return c, fmt.Errorf("argv: bad regular expression %q: %w", a, err)
 		}
-		c.argv = append(c.argv, re)
+		c.argv = append(c.argv, argvPattern{re: re, firsts: leadingLiterals(a)})
 	}
 	for key, vals := range m.Attrs {
 		ac := attrCond{key: key}
@@ -310,4 +313,75 @@ func parseReason(s string) ([]reasonPart, error) {
 		s = s[i+j+1:]
 	}
 	return parts, nil
+}
+
+// argvPattern is an argv regex with the literal texts one of which a
+// matching argv must start with (nil when the regex does not say), a
+// cheap test that spares most regex runs: most argv rules name their
+// program first (^(terraform|tofu) ...).
+type argvPattern struct {
+	re     *regexp.Regexp
+	firsts []string
+}
+
+func (a *argvPattern) match(s string) bool {
+	if a.firsts != nil {
+		ok := false
+		for _, f := range a.firsts {
+			if strings.HasPrefix(s, f) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return a.re.MatchString(s)
+}
+
+// leadingLiterals returns, for a regex anchored at the start of the text,
+// the literal prefixes one of which every match starts with; nil when
+// there is no such set (unanchored, a class or a case-folded literal
+// first).
+func leadingLiterals(expr string) []string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginText {
+		return nil
+	}
+	return literalStarts(re.Sub[1])
+}
+
+// literalStarts is the set of literal prefixes that every match of re
+// starts with, or nil.
+func literalStarts(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 {
+			return nil
+		}
+		return []string{string(re.Rune)}
+	case syntax.OpCapture:
+		return literalStarts(re.Sub[0])
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return nil
+		}
+		return literalStarts(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			l := literalStarts(s)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return out
+	}
+	return nil
 }

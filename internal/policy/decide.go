@@ -91,6 +91,9 @@ type eval struct {
 	all      bool // collect every match (Explain)
 	found    []RuleMatch
 	celCall  map[string]any
+	// inputs caches, per rule condition, whether the call's input matches
+	// its input patterns: the same for every unit of the call.
+	inputs map[*cmatch]bool
 	celCmds  []any
 	celEffs  []any
 }
@@ -460,7 +463,7 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 			return false
 		}
 	}
-	if m.input != nil && !anyText(m.input, c.input) {
+	if m.input != nil && !e.inputMatches(m) {
 		return false
 	}
 	s := u.sub
@@ -484,8 +487,8 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 	}
 	if m.argv != nil {
 		ok := false
-		for _, re := range m.argv {
-			if re.MatchString(s.argv) {
+		for i := range m.argv {
+			if m.argv[i].match(s.argv) {
 				ok = true
 				break
 			}
@@ -759,4 +762,18 @@ func procSelf(p string) bool {
 		}
 	}
 	return false
+}
+
+// inputMatches reports whether the call's input matches m's input
+// patterns, computed once per call.
+func (e *eval) inputMatches(m *cmatch) bool {
+	if v, ok := e.inputs[m]; ok {
+		return v
+	}
+	v := anyText(m.input, e.c.input)
+	if e.inputs == nil {
+		e.inputs = map[*cmatch]bool{}
+	}
+	e.inputs[m] = v
+	return v
 }

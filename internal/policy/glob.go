@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 )
 
@@ -22,6 +23,10 @@ type textPattern struct {
 	literal string // set when the pattern has no metacharacters
 	isLit   bool
 	re      *regexp.Regexp
+	// needs are, for a re: pattern, groups of literals: a match contains
+	// one of each group, so a text that does not is refused without
+	// running the regex.
+	needs [][]string
 }
 
 func compileText(p string, fold bool) (textPattern, error) {
@@ -33,7 +38,7 @@ func compileText(p string, fold bool) (textPattern, error) {
 		if err != nil {
 			return textPattern{}, fmt.Errorf("bad regular expression %q: %w", p, err)
 		}
-		return textPattern{src: p, re: re}, nil
+		return textPattern{src: p, re: re, needs: requiredLiterals(rest)}, nil
 	}
 	if fold {
 		p = strings.ToLower(p)
@@ -67,7 +72,67 @@ func (t *textPattern) match(s string) bool {
 	if t.isLit {
 		return s == t.literal
 	}
+	for _, group := range t.needs {
+		found := false
+		for _, l := range group {
+			if strings.Contains(s, l) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
 	return t.re.MatchString(s)
+}
+
+// requiredLiterals returns groups of literals a match of expr must
+// contain (one of each group), read from the top-level sequence of the
+// regex: its literal runs, and its groups of literal alternatives.
+func requiredLiterals(expr string) [][]string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	var out [][]string
+	for _, sub := range subs {
+		if g := literalStarts(sub); g != nil && isWholeLiteral(sub) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// isWholeLiteral reports whether every match of re is one of the literals
+// literalStarts gives (a literal, or an alternation or group of them).
+func isWholeLiteral(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Flags&syntax.FoldCase == 0
+	case syntax.OpCapture:
+		return isWholeLiteral(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !isWholeLiteral(s) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !isWholeLiteral(s) {
+				return false
+			}
+		}
+		return len(re.Sub) > 0
+	}
+	return false
 }
 
 // globToRegexp appends the regexp for one brace-free glob where "*" crosses
