@@ -93,9 +93,9 @@ type eval struct {
 	celCall  map[string]any
 	// inputs caches, per rule condition, whether the call's input matches
 	// its input patterns: the same for every unit of the call.
-	inputs map[*cmatch]bool
-	celCmds  []any
-	celEffs  []any
+	inputs  map[*cmatch]bool
+	celCmds []any
+	celEffs []any
 }
 
 // Decide judges one call. It never panics: internal trouble is a deny
