@@ -828,6 +828,8 @@ func (s *codeScan) apply(name string, sk sinkKind, strong bool, vals []codeVal) 
 			}
 			s.k.inlineCodeDepth(sub(plain(s.code), a.s), s.lang, s.depth+1)
 		case s.lang == "php" && (strings.HasPrefix(name, "include") || strings.HasPrefix(name, "require")) || s.lang == "r" && name == "source" || name == "runpy.run_path":
+		case s.evalsFile(a.toks):
+			// exec(open("x.py").read()): runs a local file, as python3 x.py does
 		case strong:
 			s.k.dynamicExec(s.k.name + " evaluates code computed at run time (" + name + ")")
 		}
@@ -1110,7 +1112,7 @@ func (s *codeScan) awkPipes() {
 			switch {
 			case v.kind == 's' && !v.partial:
 				s.k.file(Write, sub(plain(s.code), v.s), false)
-			default:
+			case v.kind == 's' && (strings.HasPrefix(v.s, "/") || strings.HasPrefix(v.s, "~") || strings.HasPrefix(v.s, homeTok) || strings.Contains(v.s, "..")):
 				s.k.eff(Effect{Kind: Write, Unknown: true, Reason: "awk writes to a file named at run time"})
 			}
 		}
@@ -1289,9 +1291,32 @@ func (s *codeScan) fileCall(i int, name string) {
 		if looksLikePath(p) {
 			s.k.file(kind, sub(plain(s.code), p), rec)
 		}
-	case v.kind == 's' && strings.Contains(v.s, homeTok) || kind == Delete && (v.kind == 's' || v.kind == 'x') && strings.Contains(name, "."):
-		// a path computed at run time: under home, or any delete by a
-		// module's function (shutil.rmtree(x), fs.rmSync(p))
+	case v.kind == 's' && strings.Contains(v.s, homeTok) || kind == Delete && rec && (v.kind == 's' || v.kind == 'x') && strings.Contains(name, "."):
+		// a path computed at run time: under home, or a tree deleted by a
+		// module's function (shutil.rmtree(x), fs.rmSync(p)); a single
+		// file removed by name (os.remove(f) over a glob) is not held
 		s.k.eff(Effect{Kind: kind, Unknown: true, Recursive: rec, Reason: "a path " + s.k.name + " computes at run time"})
 	}
+}
+
+// evalsFile reports whether code evaluated is the content of a local file
+// named by a literal (exec(open("x.py").read()), eval(File.read("x.rb"))),
+// which it then judges as running that file.
+func (s *codeScan) evalsFile(ts []ctok) bool {
+	for i := 0; i+2 < len(ts); i++ {
+		if ts[i].kind != cIdent || ts[i+1].kind != cPunct || ts[i+1].val != "(" || ts[i+2].kind != cStr || ts[i+2].interp {
+			continue
+		}
+		switch lastName(s.resolve(ts[i].val)) {
+		case "open", "read_text", "readFileSync", "file_get_contents", "read", "readfile", "dofile", "loadfile", "Path":
+			p := ts[i+2].val
+			if !looksLikePath(p) || strings.Contains(p, "://") {
+				return false
+			}
+			f := sub(plain(s.code), p)
+			s.k.script(s.k.home(f), false)
+			return true
+		}
+	}
+	return false
 }
