@@ -856,7 +856,9 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 				d.ranked = len(content) <= MaxIndexSize && !minified(content)
 				d.content = content
 				if len(content) > MaxIndexSize {
-					d.content = nil // exact search reads it from disk
+					// Exact search reads it from disk, when its trigrams
+					// say it can match.
+					d.content, d.tris = nil, trigramsOf(content, nil)
 				}
 				if same {
 					finish(i, d, syms, false)

@@ -147,12 +147,6 @@ func (x *Index) exactDocs(st *snapshot, m *search.Matcher, keep func(*doc) bool)
 		for _, i := range cands {
 			add(int(i))
 		}
-		// Files over MaxIndexSize have no trigrams: always candidates.
-		for i, d := range sg.docs {
-			if d.content == nil {
-				add(i)
-			}
-		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return compactDocs(out)

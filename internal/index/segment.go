@@ -21,6 +21,9 @@ type doc struct {
 	content []byte
 	symbols []Symbol
 	chunks  []Chunk
+	// tris are the trigrams of a file over MaxIndexSize (whose content is
+	// not kept), so exact search reads it only when it can match.
+	tris []trigram
 	// ranked says the file is in the ranked and symbol views (not over
 	// MaxIndexSize, not minified).
 	ranked  bool
@@ -176,9 +179,13 @@ func newSegment(docs []*doc) *segment {
 // Chunk terms are added in chunk order, so every term's values ascend.
 func docWorkOf(d *doc, bs *bitset, tk *tokenizer, shards int) docWork {
 	var dw docWork
-	if d.content != nil {
+	if d.content != nil || d.tris != nil {
+		tris := d.tris
+		if d.content != nil {
+			tris = trigramsOf(d.content, bs)
+		}
 		dw.tris = make([][]trigram, shards)
-		for _, t := range trigramsOf(d.content, bs) {
+		for _, t := range tris {
 			sh := int(uint32(t) % uint32(shards))
 			dw.tris[sh] = append(dw.tris[sh], t)
 		}
@@ -422,7 +429,7 @@ func (s *segment) memSize() int {
 		n += s.tri[i].size() + s.terms[i].size()
 	}
 	for _, d := range s.docs {
-		n += len(d.content) + 64*len(d.symbols) + 40*len(d.chunks) + len(d.path) + 120
+		n += len(d.content) + 4*len(d.tris) + 64*len(d.symbols) + 40*len(d.chunks) + len(d.path) + 120
 	}
 	return n
 }

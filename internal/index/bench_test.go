@@ -1,0 +1,216 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/warden-dev/warden/internal/search"
+	"github.com/warden-dev/warden/internal/testtools"
+	"github.com/warden-dev/warden/internal/wsfs"
+)
+
+// goSource copies $GOROOT/src to a temporary directory (so that the
+// benchmark can write into it) and returns the copy.
+func goSource(b *testing.B) string {
+	b.Helper()
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(string(bytes.TrimSpace(goroot)), "src")
+	if sub := os.Getenv("WARDEN_BENCH_SUBDIR"); sub != "" {
+		src = filepath.Join(src, sub) // a smaller corpus, to profile
+	}
+	dst := filepath.Join(b.TempDir(), "src")
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		b.Fatalf("cp: %v %s", err, out)
+	}
+	return dst
+}
+
+// BenchmarkGoSource measures, in one run on a copy of $GOROOT/src: the
+// cold build (MB/s of wall time and of CPU time, catalog size and live
+// heap against the corpus), a repeated literal and regex query against
+// ripgrep with the same flags (both times, both match counts, the ratio),
+// and save -> searchable latency (the write's own hook, and a write
+// outside warden seen by the file watcher).
+//
+//	go test -run XXX -bench GoSource -benchtime 20x ./internal/index
+func BenchmarkGoSource(b *testing.B) {
+	rg := testtools.Find(b, "rg")
+	ctags := testtools.Find(b, "ctags")
+	root := goSource(b)
+	ctx := context.Background()
+
+	// The cold build runs once, whatever -benchtime says.
+	dir := b.TempDir()
+	runtime.GC()
+	var ru0, ru1 syscallRusage
+	getRusage(&ru0)
+	t0 := time.Now()
+	x, err := Open(ctx, Options{Root: root, Dir: dir, Ctags: Ctags{Program: ctags}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Build(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	wall := time.Since(t0)
+	getRusage(&ru1)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	st := x.Status()
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+		}
+		corpus := float64(st.Bytes)
+		cpu := ru1.cpu() - ru0.cpu()
+		b.ReportMetric(corpus/1e6, "corpus-MB")
+		b.ReportMetric(float64(st.Files), "files")
+		b.ReportMetric(wall.Seconds(), "build-s")
+		b.ReportMetric(corpus/1e6/wall.Seconds(), "MB/s-wall")
+		b.ReportMetric(corpus/1e6/cpu.Seconds(), "MB/s-cpu")
+		b.ReportMetric(float64(st.DiskBytes)/corpus, "disk-x-corpus")
+		b.ReportMetric(float64(ms.HeapAlloc)/corpus, "heap-x-corpus")
+		b.ReportMetric(float64(st.MemoryBytes)/corpus, "views-x-corpus")
+	})
+
+
+	cases := []struct {
+		name, query string
+		regex       bool
+	}{
+		{"literal", "errors.New", false},
+		{"regex", `func [A-Za-z_][A-Za-z0-9_]*\(ctx context\.Context`, true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			opts := search.Options{UseRegex: c.regex, CaseSensitive: true, MaxResults: 1 << 30}
+			args := []string{"--no-config", "--hidden", "--no-require-git", "--case-sensitive",
+				"--max-filesize", strconv.Itoa(search.MaxFileSize), "--count-matches", "--no-messages"}
+			if !c.regex {
+				args = append(args, "--fixed-strings")
+			}
+			args = append(args, "--", c.query, root)
+			var ours, theirs time.Duration
+			var ourCount, rgCount int
+			for b.Loop() {
+				t0 := time.Now()
+				rs, err := x.Find(ctx, c.query, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ours += time.Since(t0)
+				ourCount = 0
+				for _, r := range rs {
+					ourCount += len(r.Matches)
+				}
+				t0 = time.Now()
+				out, err := exec.Command(rg, args...).Output()
+				var ee *exec.ExitError
+				if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: no match
+					b.Fatalf("rg: %v", err)
+				}
+				theirs += time.Since(t0)
+				rgCount = 0
+				for line := range bytes.Lines(out) {
+					i := bytes.LastIndexByte(line, ':')
+					n, _ := strconv.Atoi(string(bytes.TrimSpace(line[i+1:])))
+					rgCount += n
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(ours.Nanoseconds())/n, "index-ns/op")
+			b.ReportMetric(float64(theirs.Nanoseconds())/n, "rg-ns/op")
+			b.ReportMetric(float64(theirs)/float64(ours), "x-faster-than-rg")
+			b.ReportMetric(float64(ourCount), "matches")
+			b.ReportMetric(float64(rgCount), "rg-matches")
+		})
+	}
+
+	// Save -> searchable through the write's own hook: what warden's
+	// writes (any door) cost before they return.
+	b.Run("save-hook", func(b *testing.B) {
+		var total time.Duration
+		i := 0
+		for b.Loop() {
+			word := fmt.Sprintf("zqxhook%dword", i)
+			i++
+			p := filepath.Join(root, "zz_bench.go")
+			t0 := time.Now()
+			if err := os.WriteFile(p, []byte("package http\n\n// "+word+"\nfunc benchSaved() {}\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := x.Update(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+			hs, err := x.Search(ctx, Query{Text: word, Mode: ModeLiteral})
+			total += time.Since(t0)
+			if err != nil || len(hs) != 1 {
+				b.Fatalf("not found: %v %v", hs, err)
+			}
+		}
+		b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms-save-to-searchable")
+	})
+
+	// Save -> searchable through the file watcher (a write from outside
+	// warden: an editor, a shell): from the write until a query finds it.
+	b.Run("save-watch", func(b *testing.B) {
+		fsys, err := wsfs.Open(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer fsys.Close()
+		seen := make(chan string, 1024)
+		id, err := fsys.Watch("**", func(c wsfs.Change) {
+			x.Notify(c.Path)
+			seen <- c.Path
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer fsys.Unwatch(id)
+		var total time.Duration
+		i := 0
+		for b.Loop() {
+			word := fmt.Sprintf("zqxwatch%dword", i)
+			i++
+			rel := fmt.Sprintf("zz_watch%d.go", i) // one name per save: no stale event matches
+			// An editor's save: a whole new file renamed over the old one
+			// (one event, the content complete).
+			tmp := filepath.Join(filepath.Dir(root), "zz_watch.tmp")
+			t0 := time.Now()
+			if err := os.WriteFile(tmp, []byte("package http\n\n// "+word+"\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.Rename(tmp, filepath.Join(root, rel)); err != nil {
+				b.Fatal(err)
+			}
+			for p := range seen {
+				if p == rel {
+					break
+				}
+			}
+			if err := x.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+			hs, err := x.Search(ctx, Query{Text: word, Mode: ModeLiteral})
+			total += time.Since(t0)
+			if err != nil || len(hs) != 1 {
+				b.Fatalf("not found: %v %v", hs, err)
+			}
+		}
+		b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms-save-to-searchable")
+	})
+}

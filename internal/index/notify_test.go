@@ -1,0 +1,59 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/warden-dev/warden/internal/wsfs"
+)
+
+// TestWatcherNotify: changes a file watcher reports (an editor's save
+// renamed into place, a delete) are applied by Notify; Flush waits for
+// them.
+func TestWatcherNotify(t *testing.T) {
+	root, dir := newWorkspace(t)
+	x := openIndex(t, root, dir)
+	build(t, x)
+	fsys, err := wsfs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	seen := make(chan string, 64)
+	id, err := fsys.Watch("**", func(c wsfs.Change) {
+		x.Notify(c.Path)
+		seen <- c.Path
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Unwatch(id)
+	ctx := context.Background()
+	waitFor := func(rel string) {
+		t.Helper()
+		for p := range seen {
+			if p == rel {
+				break
+			}
+		}
+		if err := x.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp := filepath.Join(t.TempDir(), "save.tmp")
+	os.WriteFile(tmp, []byte("package demo\n\n// marmotDance\n"), 0o644)
+	if err := os.Rename(tmp, filepath.Join(root, "saved.go")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("saved.go")
+	if hs, _ := x.Search(ctx, Query{Text: "marmotDance", Mode: ModeLiteral}); len(hs) != 1 || hs[0].Path != "saved.go" {
+		t.Fatalf("saved: %+v", hs)
+	}
+	os.Remove(filepath.Join(root, "saved.go"))
+	waitFor("saved.go")
+	if hs, _ := x.Search(ctx, Query{Text: "marmotDance", Mode: ModeLiteral}); len(hs) != 0 {
+		t.Fatalf("deleted: %+v", hs)
+	}
+}
