@@ -86,7 +86,6 @@ func BenchmarkGoSource(b *testing.B) {
 		b.ReportMetric(float64(st.MemoryBytes)/corpus, "views-x-corpus")
 	})
 
-
 	cases := []struct {
 		name, query string
 		regex       bool
