@@ -755,6 +755,7 @@ func (s *codeScan) scan() {
 		sk, strong := s.sinkOf(name)
 		if sk == 0 {
 			s.fileCall(i, name)
+			s.downloadCall(i, name)
 			if s.lang == "js" && i+1 < len(ts) && ts[i+1].kind == cStr && (t.val == "$" || strings.HasSuffix(t.val, ".$")) {
 				s.runShell(codeVal{kind: 's', s: ts[i+1].val, partial: ts[i+1].interp}, true, s.label)
 			}
@@ -1319,4 +1320,31 @@ func (s *codeScan) evalsFile(ts []ctok) bool {
 		}
 	}
 	return false
+}
+
+// downloadCall records the file a download call writes
+// (urllib.request.urlretrieve(url, "/tmp/x.sh"), Invoke-WebRequest's
+// kin in other languages), so running it later in the line is remote code.
+func (s *codeScan) downloadCall(i int, name string) {
+	switch lastName(name) {
+	case "urlretrieve", "download_file", "DownloadFile", "downloadFile", "getstore", "mirror":
+	default:
+		return
+	}
+	args, ok := s.callArgs(i)
+	if !ok || len(args) < 2 {
+		return
+	}
+	v := s.eval(args[1])
+	if v.kind != 's' || v.partial {
+		return
+	}
+	f := sub(plain(s.code), s.final(v.s))
+	s.k.file(Write, f, false)
+	if e, ok := s.k.a.target(s.k.st, Write, s.k.home(f), false); ok && !e.Unknown {
+		if s.k.a.downloaded == nil {
+			s.k.a.downloaded = map[string]bool{}
+		}
+		s.k.a.downloaded[e.Target] = true
+	}
 }
