@@ -4,7 +4,7 @@ GO            ?= go
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME      ?= 10s
 PKGS          := ./...
-FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:FuzzInlineCode ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode \
+FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:FuzzInlineCode ./internal/policy/shell:FuzzSQLDestroys ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode \
                  ./internal/protocol/hooks:FuzzDecode ./internal/protocol/hooks:FuzzDecodeSpoolEntry ./internal/integrations/claudecode:FuzzMerge \
                  ./internal/jsonrpc:FuzzDecode ./internal/editor:FuzzApply ./internal/lsp:FuzzReadMessage \
                  ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/wsfs:FuzzRel \

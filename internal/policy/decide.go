@@ -447,6 +447,8 @@ func anyText(ps []textPattern, s string) bool {
 }
 
 func (e *eval) matchConds(m *cmatch, u unit) bool {
+	// cheap conditions first (names, tags, the effect's kind and class),
+	// regexes and path patterns last: every condition must hold
 	c := &e.c
 	if m.tools != nil && !anyText(m.tools, c.tool) && (c.canon == "" || !anyText(m.tools, c.canon)) {
 		return false
@@ -463,15 +465,65 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 			return false
 		}
 	}
-	if m.input != nil && !e.inputMatches(m) {
-		return false
-	}
 	s := u.sub
 	if m.needCommand && s.cmd == nil {
 		return false
 	}
+	ef := u.eff
+	if m.needEffect {
+		if ef == nil {
+			return false
+		}
+		if m.effects != nil {
+			ok := false
+			for _, k := range m.effects {
+				if k == ef.Kind {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		if m.targets != nil {
+			ok := false
+			for _, cl := range m.targets {
+				if cl == ef.class {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		if m.recursive != nil && ef.Recursive != *m.recursive {
+			return false
+		}
+		if m.protected != nil && ef.protected != *m.protected {
+			return false
+		}
+	}
+	if m.tags != nil {
+		ok := false
+		for _, t := range s.tags {
+			if anyText(m.tags, t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
 	if m.commands != nil && !anyText(m.commands, s.cmd.Name) {
 		return false
+	}
+	for _, ac := range m.attrs {
+		if !matchAttr(ac, s.attrs[ac.key]) {
+			return false
+		}
 	}
 	if m.args != nil {
 		ok := false
@@ -497,62 +549,11 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 			return false
 		}
 	}
-	if m.tags != nil {
-		ok := false
-		for _, t := range s.tags {
-			if anyText(m.tags, t) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	for _, ac := range m.attrs {
-		if !matchAttr(ac, s.attrs[ac.key]) {
-			return false
-		}
-	}
-	if !m.needEffect {
-		return true
-	}
-	ef := u.eff
-	if ef == nil {
-		return false
-	}
-	if m.effects != nil {
-		ok := false
-		for _, k := range m.effects {
-			if k == ef.Kind {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	if m.targets != nil {
-		ok := false
-		for _, cl := range m.targets {
-			if cl == ef.class {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	if m.recursive != nil && ef.Recursive != *m.recursive {
-		return false
-	}
-	if m.protected != nil && ef.protected != *m.protected {
+	if m.input != nil && !e.inputMatches(m) {
 		return false
 	}
 	if m.paths != nil {
-		if !ef.isPath {
+		if !m.needEffect || !ef.isPath {
 			return false
 		}
 		ok := false

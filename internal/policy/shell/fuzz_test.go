@@ -65,3 +65,25 @@ func FuzzInlineCode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSQLDestroys: the SQL reader never panics, and what it reports as
+// destroying data stays so whatever comments or spacing are added around
+// the statement.
+func FuzzSQLDestroys(f *testing.F) {
+	for _, s := range []string{"DROP TABLE t", "delete from t", "delete from t where id=1", "/*! drop */ table x",
+		"UPDATE a SET b=1", "select 1; truncate t", "-- x\ndrop/**/schema s", "DELETE FROM t WHERE 1=1", "'", "/*"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		st, ok := sqlDestroys(sql)
+		if !ok {
+			return
+		}
+		if st == "" {
+			t.Fatalf("%q: destroys, but no statement", sql)
+		}
+		if _, again := sqlDestroys("/* c */ " + sql + " ;\n"); !again && !strings.Contains(sql, "*/") && !strings.Contains(sql, "--") && !strings.Contains(sql, "#") {
+			t.Fatalf("%q: no longer destroys with a comment before it", sql)
+		}
+	})
+}
