@@ -57,6 +57,9 @@ type Config struct {
 	AgentSandbox *bool `yaml:"agentSandbox"`
 	// Limits bounds what one client may hold of a door.
 	Limits Limits `yaml:"limits"`
+	// Providers are named model endpoints for warden's own agent, beside
+	// those found from the environment (provider.FromConfig).
+	Providers []Provider `yaml:"providers"`
 }
 
 // Limits bounds what one client may hold of a door. Zero values mean the
@@ -180,6 +183,9 @@ func Parse(data []byte, c *Config) error {
 		return fmt.Errorf("log.level %q: want debug, info, warn or error", c.Log.Level)
 	}
 	if err := c.Control.Validate(); err != nil {
+		return err
+	}
+	if err := validateProviders(c.Providers); err != nil {
 		return err
 	}
 	switch c.Log.Format {

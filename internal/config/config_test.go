@@ -140,3 +140,42 @@ func TestControlEnabled(t *testing.T) {
 		t.Fatal("control.enabled: false left the door on")
 	}
 }
+
+func TestParseProviders(t *testing.T) {
+	var c Config
+	err := Parse([]byte(`
+providers:
+  - name: local
+    type: openai
+    baseURL: http://127.0.0.1:8000/v1
+    models:
+      - {name: qwen, contextWindow: 32768, maxOutput: 4096}
+  - name: work
+    type: anthropic
+    apiKeyEnv: WORK_ANTHROPIC_KEY
+  - name: box
+    type: ollama
+    baseURL: box.lan:11434
+`), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Providers) != 3 || c.Providers[0].Models[0].ContextWindow != 32768 || c.Providers[1].APIKeyEnv != "WORK_ANTHROPIC_KEY" {
+		t.Fatalf("providers %+v", c.Providers)
+	}
+	for _, bad := range []string{
+		"providers: [{type: openai}]",
+		"providers: [{name: a/b, type: openai}]",
+		"providers: [{name: a, type: gemini}]",
+		"providers: [{name: a, type: openai}, {name: a, type: ollama}]",
+		"providers: [{name: a, type: openai, apiKey: k, apiKeyEnv: K}]",
+		"providers: [{name: a, type: openai, models: [{contextWindow: 5}]}]",
+		"providers: [{name: a, type: openai, models: [{name: m, contextWindow: -1}]}]",
+		"providers: [{name: a, type: openai, key: x}]",
+	} {
+		var c Config
+		if err := Parse([]byte(bad), &c); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}

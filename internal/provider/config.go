@@ -1,0 +1,86 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/warden-dev/warden/internal/config"
+)
+
+// FromConfig builds the registry the way users already configure these
+// tools, from getenv (os.Getenv in the daemon) and the config file's
+// providers: section:
+//
+//   - "openai" when OPENAI_API_KEY or OPENAI_BASE_URL is set;
+//   - "anthropic" when ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set;
+//   - "ollama" when OLLAMA_HOST is set;
+//   - one provider per providers: entry (an entry named like one of those
+//     replaces it).
+//
+// Every adapter makes its requests with hc (nil: a client of its own).
+// Nothing is asked of the endpoints here.
+func FromConfig(entries []config.Provider, getenv func(string) string, hc *http.Client) (*Registry, error) {
+	reg := NewRegistry()
+	if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
+		reg.Add(NewOpenAI(Endpoint{Name: "openai", BaseURL: getenv("OPENAI_BASE_URL"), APIKey: getenv("OPENAI_API_KEY"), HTTPClient: hc}))
+	}
+	if getenv("ANTHROPIC_API_KEY") != "" || getenv("ANTHROPIC_BASE_URL") != "" {
+		reg.Add(NewAnthropic(Endpoint{Name: "anthropic", BaseURL: getenv("ANTHROPIC_BASE_URL"), APIKey: getenv("ANTHROPIC_API_KEY"), HTTPClient: hc}))
+	}
+	if h := getenv("OLLAMA_HOST"); h != "" {
+		p, err := NewOllama(Endpoint{Name: "ollama", BaseURL: h, HTTPClient: hc})
+		if err != nil {
+			return nil, fmt.Errorf("OLLAMA_HOST: %w", err)
+		}
+		reg.Add(p)
+	}
+	for _, e := range entries {
+		p, err := fromEntry(e, getenv, hc)
+		if err != nil {
+			return nil, fmt.Errorf("providers: %q: %w", e.Name, err)
+		}
+		reg.Add(p)
+	}
+	return reg, nil
+}
+
+// standardEnv are each type's usual variables: base URL and key.
+var standardEnv = map[string][2]string{
+	"openai":    {"OPENAI_BASE_URL", "OPENAI_API_KEY"},
+	"anthropic": {"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"},
+	"ollama":    {"OLLAMA_HOST", ""},
+}
+
+func fromEntry(e config.Provider, getenv func(string) string, hc *http.Client) (Provider, error) {
+	std, ok := standardEnv[e.Type]
+	if !ok {
+		return nil, fmt.Errorf("unknown type %q", e.Type)
+	}
+	ep := Endpoint{Name: e.Name, BaseURL: e.BaseURL, APIKey: e.APIKey, HTTPClient: hc}
+	switch {
+	case e.APIKeyEnv != "":
+		ep.APIKey = getenv(e.APIKeyEnv)
+		if ep.APIKey == "" {
+			return nil, fmt.Errorf("apiKeyEnv %s is not set", e.APIKeyEnv)
+		}
+	case e.APIKey == "" && e.BaseURL == "" && std[1] != "":
+		// the public endpoint (or the one the environment names) with the
+		// environment's key; a key never goes to a baseURL of the file's
+		ep.APIKey = getenv(std[1])
+	}
+	if ep.BaseURL == "" {
+		ep.BaseURL = getenv(std[0])
+	}
+	for _, m := range e.Models {
+		ep.Models = append(ep.Models, ModelInfo{ID: e.Name + "/" + m.Name, Provider: e.Name, Name: m.Name,
+			ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput})
+	}
+	switch e.Type {
+	case "openai":
+		return NewOpenAI(ep), nil
+	case "anthropic":
+		return NewAnthropic(ep), nil
+	default:
+		return NewOllama(ep)
+	}
+}

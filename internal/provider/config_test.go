@@ -1,0 +1,89 @@
+package provider_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/warden-dev/warden/internal/config"
+	"github.com/warden-dev/warden/internal/fakemodel/anthropic"
+	"github.com/warden-dev/warden/internal/fakemodel/ollama"
+	"github.com/warden-dev/warden/internal/fakemodel/openai"
+	"github.com/warden-dev/warden/internal/provider"
+)
+
+func TestFromConfig(t *testing.T) {
+	oq := openai.NewQueue(openai.Reply{Text: "from env"}, openai.Reply{Text: "from file"}, openai.Reply{Text: "keyed"})
+	osrv := openai.New(oq.Next)
+	defer osrv.Close()
+	asrv := anthropic.New(anthropic.NewQueue(anthropic.Reply{Text: "claude"}).Next)
+	defer asrv.Close()
+	lsrv := ollama.New(ollama.NewQueue(ollama.Reply{Text: "llama"}).Next)
+	defer lsrv.Close()
+	env := map[string]string{
+		"OPENAI_API_KEY": "sk-env", "OPENAI_BASE_URL": osrv.URL + "/v1",
+		"ANTHROPIC_API_KEY": "sk-ant", "ANTHROPIC_BASE_URL": asrv.URL,
+		"OLLAMA_HOST": lsrv.URL, "LOCAL_KEY": "sk-local",
+	}
+	var cfg config.Config
+	if err := config.Parse([]byte(`
+providers:
+  - {name: vllm, type: openai, baseURL: `+osrv.URL+`/v1, models: [{name: qwen, contextWindow: 32768}]}
+  - {name: keyed, type: openai, baseURL: `+osrv.URL+`/v1, apiKeyEnv: LOCAL_KEY}
+`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := provider.FromConfig(cfg.Providers, func(k string) string { return env[k] }, testClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(reg.Names(), " "); got != "anthropic keyed ollama openai vllm" {
+		t.Fatalf("names %s", got)
+	}
+	ask := func(id string) string {
+		t.Helper()
+		p, m, err := reg.Resolve(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := p.Stream(context.Background(), provider.Request{Model: m,
+			Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hi"}}}}}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		return resp.Message.Text()
+	}
+	if ask("openai/gpt-4.1") != "from env" || ask("vllm/qwen") != "from file" || ask("keyed/m") != "keyed" ||
+		ask("anthropic/claude-sonnet-4-5") != "claude" || ask("ollama/qwen2.5-coder:7b") != "llama" {
+		t.Fatal("answers went astray")
+	}
+	rs := osrv.Requests()
+	for i, want := range []string{"Bearer sk-env", "", "Bearer sk-local"} {
+		if got := rs[i].Header.Get("Authorization"); got != want {
+			t.Errorf("request %d Authorization %q, want %q (the env key never goes to a configured baseURL)", i, got, want)
+		}
+	}
+	mi, err := func() (provider.ModelInfo, error) {
+		p, m, _ := reg.Resolve("vllm/qwen")
+		return p.Info(context.Background(), m)
+	}()
+	if err != nil || mi.ContextWindow != 32768 {
+		t.Fatalf("configured window: %+v %v", mi, err)
+	}
+
+	if _, err := provider.FromConfig([]config.Provider{{Name: "x", Type: "openai", APIKeyEnv: "UNSET"}}, func(string) string { return "" }, nil); err == nil {
+		t.Fatal("an unset apiKeyEnv was accepted")
+	}
+	if _, err := provider.FromConfig(nil, func(k string) string {
+		if k == "OLLAMA_HOST" {
+			return "ftp://nope"
+		}
+		return ""
+	}, nil); err == nil {
+		t.Fatal("a bad OLLAMA_HOST was accepted")
+	}
+	empty, err := provider.FromConfig(nil, func(string) string { return "" }, nil)
+	if err != nil || len(empty.Names()) != 0 {
+		t.Fatalf("no environment, no config: %v %v", empty.Names(), err)
+	}
+}
