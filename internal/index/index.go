@@ -48,6 +48,10 @@ type Options struct {
 	// Logger receives the index's warnings (a failed ctags run); nil
 	// discards them.
 	Logger *slog.Logger
+	// Embedder, when set, embeds every chunk behind the text index (its
+	// own goroutine; Status reports the lag) for queries that ask for
+	// vectors (Query.Vectors). Nil: no vectors.
+	Embedder Embedder
 }
 
 // Boosts are the signals from the rest of the workspace that ranked search
@@ -104,6 +108,12 @@ type Status struct {
 	DiskBytes   int64 `json:"diskBytes"`
 	// UpdatedAt is when the views last changed.
 	UpdatedAt time.Time `json:"updatedAt"`
+	// VectorModel is the embedding model (empty: no vectors); VectorLag
+	// the chunks still without a vector; VectorError the embedder's last
+	// error.
+	VectorModel string `json:"vectorModel,omitempty"`
+	VectorLag   int    `json:"vectorLag,omitempty"`
+	VectorError string `json:"vectorError,omitempty"`
 }
 
 // Index is a workspace's code index: a catalog on disk and, in memory,
@@ -126,6 +136,7 @@ type Index struct {
 
 	nmu    sync.Mutex // guards notify
 	notify notifier
+	vec    *vectors // nil without an Embedder
 
 	snap     atomic.Pointer[snapshot]
 	building atomic.Bool
@@ -219,6 +230,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		r.Close()
 		return nil, err
 	}
+	if opts.Embedder != nil {
+		x.vec = newVectors(x, opts.Embedder)
+	}
 	if cur != "" {
 		g, err := x.cat.openGen(cur)
 		if err != nil {
@@ -238,6 +252,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 // Close releases the index. Queries after Close fail with ErrClosed.
 func (x *Index) Close() error {
 	x.stopNotify()
+	if x.vec != nil {
+		x.vec.close()
+	}
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	if x.closed {
@@ -289,6 +306,9 @@ func (x *Index) swapLocked(docs []*doc) {
 	}
 	x.snap.Store(&snapshot{segs: []*segment{newSegment(docs)}, newest: map[string]int{}})
 	x.updated.Store(time.Now().UnixNano())
+	if x.vec != nil {
+		x.vec.poke()
+	}
 }
 
 // Build indexes the workspace from scratch into a new catalog generation
@@ -596,6 +616,9 @@ func (x *Index) applyLocked(docs []*doc, gone []string) {
 	}
 	x.snap.Store(ns)
 	x.updated.Store(time.Now().UnixNano())
+	if x.vec != nil {
+		x.vec.poke()
+	}
 }
 
 // SetOverlay makes content (an editor's unsaved buffer) the text indexed
@@ -717,6 +740,9 @@ func (x *Index) Status() Status {
 	}
 	if u := x.updated.Load(); u != 0 {
 		s.UpdatedAt = time.Unix(0, u)
+	}
+	if x.vec != nil {
+		s.VectorModel, s.VectorLag, s.VectorError = x.vec.status()
 	}
 	return s
 }

@@ -24,17 +24,19 @@ func TestWatcherNotify(t *testing.T) {
 	seen := make(chan string, 64)
 	id, err := fsys.Watch("**", func(c wsfs.Change) {
 		x.Notify(c.Path)
-		seen <- c.Path
+		seen <- c.Kind + " " + c.Path
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fsys.Unwatch(id)
 	ctx := context.Background()
-	waitFor := func(rel string) {
+	// waitFor waits for the event "KIND path" (a rename may be reported
+	// twice, so a later wait names what it waits for).
+	waitFor := func(ev string) {
 		t.Helper()
 		for p := range seen {
-			if p == rel {
+			if p == ev {
 				break
 			}
 		}
@@ -47,12 +49,12 @@ func TestWatcherNotify(t *testing.T) {
 	if err := os.Rename(tmp, filepath.Join(root, "saved.go")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("saved.go")
+	waitFor(wsfs.Created + " saved.go")
 	if hs, _ := x.Search(ctx, Query{Text: "marmotDance", Mode: ModeLiteral}); len(hs) != 1 || hs[0].Path != "saved.go" {
 		t.Fatalf("saved: %+v", hs)
 	}
 	os.Remove(filepath.Join(root, "saved.go"))
-	waitFor("saved.go")
+	waitFor(wsfs.Deleted + " saved.go")
 	if hs, _ := x.Search(ctx, Query{Text: "marmotDance", Mode: ModeLiteral}); len(hs) != 0 {
 		t.Fatalf("deleted: %+v", hs)
 	}

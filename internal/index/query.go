@@ -57,6 +57,11 @@ type Query struct {
 	// Skip, when set, leaves out the files it reports true for (the
 	// caller's own refusals); it is called concurrently.
 	Skip func(rel string) bool `json:"-"`
+	// Vectors fuses a nearest-neighbour ranking of the chunks' embeddings
+	// into ranked mode (when the index has an Embedder): the query is
+	// embedded, which costs a call to the embedding server; when that
+	// fails the text ranking answers alone.
+	Vectors bool `json:"vectors,omitempty"`
 }
 
 // Hit is one answer to a query.
@@ -107,7 +112,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	case ModeSymbol:
 		return symbolHits(st, q, keep), nil
 	case ModeRanked, "":
-		return x.ranked(st, q, keep), nil
+		return x.ranked(ctx, st, q, keep), nil
 	}
 	return nil, fmt.Errorf("index: mode %q: %w", q.Mode, search.ErrBadQuery)
 }

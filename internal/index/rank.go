@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"math"
 	"sort"
 	"strings"
@@ -34,7 +35,7 @@ type chunkKey struct {
 // ranked answers a natural-language or identifier query: the chunks'
 // BM25 ranking over split identifiers and a symbol-name ranking, fused by
 // reciprocal rank, then boosted.
-func (x *Index) ranked(st *snapshot, q Query, keep func(*doc) bool) []Hit {
+func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*doc) bool) []Hit {
 	terms := queryTerms(q.Text)
 	if len(terms) == 0 {
 		return nil
@@ -96,6 +97,11 @@ func (x *Index) ranked(st *snapshot, q Query, keep func(*doc) bool) []Hit {
 	}
 	for r, k := range symList {
 		fused[k] += 1 / float64(rrfK+r+1)
+	}
+	if q.Vectors && x.vec != nil {
+		for r, k := range x.vec.rank(ctx, st, q.Text, keeps) {
+			fused[k] += 1 / float64(rrfK+r+1)
+		}
 	}
 	b := x.opts.Boosts
 	for k, s := range fused {
