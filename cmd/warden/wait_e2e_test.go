@@ -23,8 +23,8 @@ var errFound = errors.New("found")
 
 // findEvent follows the log of the daemon with data dir data from after id
 // since (0: from its first event) and returns the first event match
-// accepts, with how many events it saw; it ends with ctx (nil error and a
-// false found) or when the daemon ends the stream.
+// accepts, with how many events it saw; it ends with ctx (nil error, not
+// found) or with an error when the daemon ends the stream.
 func findEvent(ctx context.Context, data string, since int64, match func(event.Event) bool) (found event.Event, ok bool, seen int, err error) {
 	c, err := admin.Dial(data)
 	if err != nil {
@@ -38,8 +38,11 @@ func findEvent(ctx context.Context, data string, since int64, match func(event.E
 		}
 		return nil
 	})
-	if errors.Is(err, errFound) {
+	switch {
+	case errors.Is(err, errFound):
 		return found, true, seen, nil
+	case err == nil && ctx.Err() == nil:
+		err = errors.New("the daemon closed the stream")
 	}
 	return found, false, seen, err
 }
