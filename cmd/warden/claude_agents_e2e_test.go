@@ -517,36 +517,23 @@ func (p *ptyRun) prompt(t *testing.T, text string) {
 	p.waitOutput(t, 20*time.Second, "REPLY-TO-"+text)
 }
 
-// quit ends Claude with Ctrl-C twice: the second once Claude asks for it
-// on its screen ("Press Ctrl-C again to exit"); a Claude still busy takes
-// the first for an interrupt and asks nothing, so it is sent again. It
-// returns warden's exit code.
+// quit ends Claude with its /exit command (typed, then Enter once the
+// input box shows it) and returns warden's exit code. (Ctrl-C twice
+// depends on Claude's double-press window, which a loaded machine can miss.)
 func (p *ptyRun) quit(t *testing.T) int {
 	t.Helper()
-	const asks = "again to exit"
-	ctrlC := func() {
-		if _, err := p.tty.WriteString("\x03"); err != nil {
-			t.Fatal(err)
+	p.typeLine(t, "/exit")
+	select {
+	case <-p.exited:
+		if ee, ok := p.waitErr.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		} else if p.waitErr != nil {
+			t.Fatal(p.waitErr)
 		}
+		return 0
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Claude did not end on /exit:\n%q", p.out.String())
 	}
-	for range 3 {
-		before := strings.Count(p.out.String(), asks)
-		ctrlC()
-		if p.out.waitUntil(p.exited, 5*time.Second, func(out string) bool { return strings.Count(out, asks) > before }) {
-			ctrlC()
-		}
-		select {
-		case <-p.exited:
-			if ee, ok := p.waitErr.(*exec.ExitError); ok {
-				return ee.ExitCode()
-			} else if p.waitErr != nil {
-				t.Fatal(p.waitErr)
-			}
-			return 0
-		case <-time.After(5 * time.Second):
-		}
-	}
-	t.Fatalf("Claude did not end on Ctrl-C Ctrl-C:\n%q", p.out.String())
 	return -1
 }
 
