@@ -12,6 +12,13 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(":(){ :|:& };:")
 	f.Add("a{1..100000}b")
 	f.Add("eval eval eval eval eval eval eval eval eval eval rm")
+	for _, p := range programs.all {
+		for _, e := range p.examples {
+			f.Add(e.in)
+		}
+	}
+	f.Add(`aws ssm send-command --parameters '{"commands":["a","b"]}'`)
+	f.Add(`aws ssm send-command --parameters 'commands=["x",'`)
 	f.Fuzz(func(t *testing.T, src string) {
 		a, err := Analyze(src, testOpts)
 		if err != nil {

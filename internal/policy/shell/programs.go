@@ -74,6 +74,8 @@ func init() {
 			editorPrograms(),
 			buildPrograms(),
 			dbPrograms(),
+			appDataPrograms(),
+			remotePrograms(),
 		},
 		patternPrograms(),
 	)

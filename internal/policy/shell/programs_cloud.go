@@ -15,10 +15,16 @@ func cloudPrograms() []program {
 			k.compose(k.args, k.name)
 		}, examples: []example{ex("docker-compose run web rm -rf /x", "cmd rm")}},
 		{names: []string{"kubectl", "oc"}, model: func(k *call) {
-			if sc := k.subcommand(spec{arg: "nsc", long: []string{"namespace", "context", "cluster", "kubeconfig", "user", "server"}}); sc == "delete" || sc == "drain" {
+			switch sc := k.subcommand(spec{arg: "nsc", long: []string{"namespace", "context", "cluster", "kubeconfig", "user", "server"}}); sc {
+			case "delete", "drain":
 				k.tag(TagRemoteDelete)
+			case "exec", "debug", "rsh":
+				k.kubeExec()
 			}
-		}, examples: []example{ex("kubectl -n prod delete pod x", "tag remote.delete"), ex("kubectl get pods", "!tag remote.delete")}},
+		}, examples: []example{ex("kubectl -n prod delete pod x", "tag remote.delete"), ex("kubectl get pods", "!tag remote.delete"),
+			ex("kubectl exec -n shop web-7f -c app -- rm -rf /var/lib/shop", "tag remote.exec", "delete:r /var/lib/shop"),
+			ex("kubectl exec web-7f -- cat /etc/hosts", "!tag remote.exec"),
+			ex("oc exec job/x -- bash -c 'pkill -9 java'", "tag remote.exec")}},
 		{names: []string{"helm"}, model: func(k *call) {
 			if sc := k.subcommand(spec{arg: "n", long: []string{"namespace", "kube-context", "kubeconfig"}}); sc == "uninstall" || sc == "delete" || sc == "del" || sc == "un" {
 				k.tag(TagRemoteDelete)
@@ -33,13 +39,16 @@ func cloudPrograms() []program {
 			}
 		}, examples: []example{ex("terraform destroy", "tag remote.delete"), ex("terraform apply -destroy", "tag remote.delete"), ex("terraform plan", "!tag remote.delete")}},
 		{names: []string{"aws"}, model: (*call).aws,
-			examples: []example{ex("aws s3 rm s3://b --recursive", "tag remote.delete"), ex("aws s3 cp ~/.aws/credentials s3://b/x", "read:r /home/u/.aws/credentials", "tag network.upload")}},
+			examples: []example{ex("aws s3 rm s3://b --recursive", "tag remote.delete"),
+				ex("aws ssm send-command --instance-ids i-1 --document-name AWS-RunShellScript --parameters 'commands=[\"shutdown -r now\"]'", "tag remote.exec"),
+				ex("aws ecs execute-command --cluster c --task t --interactive --command 'rm -rf /data'", "tag remote.exec", "delete:r /data"), ex("aws s3 cp ~/.aws/credentials s3://b/x", "read:r /home/u/.aws/credentials", "tag network.upload")}},
 		{names: []string{"gsutil"}, model: func(k *call) {
 			if sc := k.subcommand(spec{arg: "ohp"}); sc == "rm" || sc == "rb" {
 				k.tag(TagRemoteDelete)
 			}
 		}, examples: []example{ex("gsutil -m rm -r gs://b", "tag remote.delete")}},
 		{names: []string{"gcloud", "az", "doctl", "heroku", "flyctl", "fly", "vercel", "netlify", "firebase"}, model: func(k *call) {
+			k.cloudRemote()
 			n := k.name
 			for _, f := range k.args {
 				if f.known && (f.val == "delete" || f.val == "destroy" || f.val == "remove" || f.val == "rm" || f.val == "purge" || f.val == "apps:destroy" ||
@@ -60,7 +69,13 @@ func cloudPrograms() []program {
 			}
 		}, examples: []example{ex("gcloud compute instances delete vm", "tag remote.delete"), ex("vercel deploy --prod", "tag publish"),
 			ex("firebase firestore:delete --all-collections -f", "tag remote.delete"), ex("heroku pg:reset DATABASE_URL", "tag remote.delete"),
-			ex("firebase emulators:start", "!tag remote.delete")}},
+			ex("firebase emulators:start", "!tag remote.delete"),
+			ex("gcloud compute ssh db-1 --zone us-east1-b --command 'sudo shutdown -h now'", "tag remote.exec"),
+			ex("gcloud compute ssh db-1 -- df -h", "!tag remote.exec"),
+			ex("az vm run-command invoke -g g -n v --command-id RunShellScript --scripts 'rm -rf /srv/x' --parameters a", "tag remote.exec", "delete:r /srv/x"),
+			ex("flyctl ssh console --command 'kill 1'", "tag remote.exec"),
+			ex("heroku run -a shop bash -c 'rm -rf /app/public'", "tag remote.exec", "delete:r /app/public"),
+			ex("heroku logs --tail -a shop", "!tag remote.exec")}},
 	}
 }
 
@@ -137,6 +152,7 @@ func (k *call) aws() {
 		return
 	}
 	svc, op := p.ops[0].val, p.ops[1].val
+	k.awsRemote(svc, op)
 	if svc == "s3" && (op == "rm" || op == "rb") || strings.HasPrefix(op, "delete") || strings.HasPrefix(op, "terminate") || op == "remove" {
 		k.tag(TagRemoteDelete)
 	}

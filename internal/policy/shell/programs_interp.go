@@ -250,6 +250,7 @@ loop:
 	case i < len(args) && !(args[i].known && args[i].val == "-"):
 		k.script(args[i], false)
 		k.runWritten(args[i], lang)
+		k.appScript(args[i], args[i+1:])
 	default:
 		k.stdinCode(false)
 		if in := k.c.stdin; in.literal && !in.remote {

@@ -101,8 +101,16 @@ func (k *call) ssh() {
 	k.remoteCommand(rc, hostName)
 }
 
-// remoteCommand judges a command line run on host.
+// remoteCommand judges a command line run on host over ssh.
 func (k *call) remoteCommand(rc field, host string) {
+	k.remoteRun(rc, host, "ssh")
+}
+
+// remoteRun judges a command line run on host (a machine, a pod, a
+// group of hosts) by via (ssh, kubectl exec, ansible, ...): it is analysed
+// as code run there, in the remote home, and tagged remote.exec unless it
+// only reads.
+func (k *call) remoteRun(rc field, host, via string) {
 	if !rc.known {
 		k.tag(TagRemoteCommand)
 		k.attr("reason", orDefault(rc.reason, "the remote command is not known at check time"))
@@ -117,7 +125,7 @@ func (k *call) remoteCommand(rc field, host string) {
 	}
 	// the remote shell reads its input from here: a script piped into
 	// ssh host bash -s is that shell's stdin
-	k.nestedIn(rc, "ssh "+host, st)
+	k.nestedIn(rc, via+" "+host, st)
 }
 
 // remoteReadOnly reports whether a remote command line only reads: every

@@ -1,0 +1,79 @@
+package policy
+
+import "testing"
+
+// familyCases runs decision cases for one program family in a workspace
+// of the concept home.
+func familyCases(t *testing.T, cases []struct {
+	cmd  string
+	want Action
+	rule string
+}) {
+	t.Helper()
+	p, _, w := conceptHome(t)
+	dc := make([]decideCase, len(cases))
+	for i, c := range cases {
+		dc[i] = decideCase{call: Call{Tool: "bash", Args: map[string]any{"command": c.cmd}, Cwd: w, Workspace: w}, want: c.want, rule: c.rule}
+	}
+	runCases(t, p, dc)
+}
+
+// TestRemoteExecFamily: every program that runs a command line on another
+// machine, pod, VM or fleet feeds the judgement of ssh HOST CMD: a
+// destructive command is denied as if it ran here, one that changes
+// something asks, a read-only one is allowed.
+func TestRemoteExecFamily(t *testing.T) {
+	familyCases(t, []struct {
+		cmd  string
+		want Action
+		rule string
+	}{
+		{"kubectl -n shop exec -it web-0 -c app -- rm -rf /etc/nginx", Deny, ""},
+		{"kubectl exec web-0 -- systemctl restart nginx", Ask, "remote-command"},
+		{"kubectl exec web-0 -- ls /var/log", Allow, ""},
+		{"kubectl logs web-0", Allow, ""},
+		{"ansible webservers -i inv.ini -m raw -a 'rm -rf /etc/app'", Deny, ""},
+		{"ansible all -m apt -a 'name=nginx state=absent' -b", Ask, "remote-command"},
+		{"ansible all -m ping", Allow, ""},
+		{"salt 'web*' cmd.run 'systemctl restart app'", Ask, "remote-command"},
+		{"salt '*' grains.items", Allow, ""},
+		{"gcloud compute ssh web-2 --command 'rm -rf /etc/ssl'", Deny, ""},
+		{"az vm run-command invoke -g g -n v --command-id RunShellScript --scripts 'systemctl stop app'", Ask, "remote-command"},
+		{"aws ssm send-command --document-name AWS-RunShellScript --parameters 'commands=[\"userdel deploy\"]' --instance-ids i-9", Ask, "remote-command"},
+		{"flyctl ssh console -C 'uptime'", Allow, ""},
+		{"fly ssh console -C 'rm -rf /etc/app'", Deny, ""},
+		{"heroku run python manage.py migrate -a shop-staging", Ask, "remote-command"},
+		{"pssh -H 'a b' 'rm -rf /etc/cron.d'", Deny, ""},
+		{"vagrant ssh -c 'sudo apt-get upgrade -y'", Ask, "remote-command"},
+	})
+}
+
+// TestAppDataFamily: framework tasks and data CLIs that drop, reset,
+// flush or roll back a whole database are data destruction (ask); their
+// everyday tasks (migrate, seed, status) stay allowed.
+func TestAppDataFamily(t *testing.T) {
+	familyCases(t, []struct {
+		cmd  string
+		want Action
+		rule string
+	}{
+		{"pnpm exec prisma db push --force-reset", Ask, "db-destroy"},
+		{"npx prisma migrate deploy", Allow, ""},
+		{"python3 manage.py migrate accounts zero", Ask, "db-destroy"},
+		{"python3 manage.py makemigrations", Allow, ""},
+		{"./bin/rake db:purge", Ask, "db-destroy"},
+		{"bin/rails db:seed", Allow, ""},
+		{"php artisan migrate:refresh --seed", Ask, "db-destroy"},
+		{"php artisan migrate --force", Allow, ""},
+		{"npx typeorm schema:drop -d src/data-source.ts", Ask, "db-destroy"},
+		{"mix ecto.rollback --all", Ask, "db-destroy"},
+		{"mix ecto.rollback", Allow, ""},
+		{"flyway clean", Ask, "db-destroy"},
+		{"sqlx database reset -y", Ask, "db-destroy"},
+		{"diesel migration run", Allow, ""},
+		{"etcdctl delete --prefix /registry", Ask, "db-destroy"},
+		{"etcdctl get --prefix /registry", Allow, ""},
+		{"bq rm -f shop.orders", Ask, "db-destroy"},
+		{"bq query 'select 1'", Allow, ""},
+	})
+}
