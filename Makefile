@@ -15,7 +15,7 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:Fuz
                  ./internal/event:FuzzCheckDepth \
                  ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore \
                  ./internal/provider:FuzzParseOllamaHost ./internal/provider:FuzzOllamaNumCtx \
-                 ./internal/index:FuzzParseQuery
+                 ./internal/index:FuzzParseQuery ./internal/agent:FuzzToolArguments ./internal/protocol/agentapi:FuzzParams
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 

@@ -27,13 +27,7 @@ func (e *Engine) Compact(ctx context.Context, id string) (CompactionData, error)
 	if err != nil {
 		return CompactionData{}, err
 	}
-	defer func() {
-		e.mu.Lock()
-		delete(e.runs, id)
-		e.mu.Unlock()
-		r.cancel(nil)
-		close(r.done)
-	}()
+	defer e.release(r, id)
 	p, model, err := e.opts.Models.Resolve(h.model)
 	if err != nil {
 		return CompactionData{}, err

@@ -188,3 +188,26 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// FuzzToolArguments: whatever a model writes as a call's arguments or a
+// glob, warden answers with a result, never a panic or a hang.
+func FuzzToolArguments(f *testing.F) {
+	for _, s := range []string{`{"path":"a"}`, `null`, `[1]`, `{"path":1}`, `"x"`, `{`, ``} {
+		f.Add([]byte(s), "**/*.go", "a/b/c.go")
+	}
+	f.Add([]byte(`{}`), strings.Repeat("**/", 40)+"x", strings.Repeat("a/", 60)+"y")
+	f.Fuzz(func(t *testing.T, raw []byte, pattern, p string) {
+		m, err := argsMap(raw)
+		if err == nil {
+			if m == nil {
+				t.Fatal("nil map without an error")
+			}
+			for _, k := range []string{"path", "content", "command"} {
+				_, _ = str(m, k, true)
+				_ = boolArg(m, k)
+				_ = intArg(m, k)
+			}
+		}
+		_ = globMatch(pattern, p)
+	})
+}

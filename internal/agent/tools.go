@@ -339,24 +339,34 @@ func globMatch(pattern, p string) bool {
 }
 
 func matchSegs(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(segs); i++ {
-				if matchSegs(pat[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
+	// memo[i][j]: pat[i:] against segs[j:], 0 unknown, 1 no, 2 yes; a
+	// table, so patterns with many ** stay linear in their size
+	memo := make([][]uint8, len(pat)+1)
+	for i := range memo {
+		memo[i] = make([]uint8, len(segs)+1)
 	}
-	return len(segs) == 0
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		if memo[i][j] != 0 {
+			return memo[i][j] == 2
+		}
+		var ok bool
+		switch {
+		case i == len(pat):
+			ok = j == len(segs)
+		case pat[i] == "**":
+			ok = match(i+1, j) || (j < len(segs) && match(i, j+1))
+		case j < len(segs):
+			m, _ := path.Match(pat[i], segs[j])
+			ok = m && match(i+1, j+1)
+		}
+		memo[i][j] = 1
+		if ok {
+			memo[i][j] = 2
+		}
+		return ok
+	}
+	return match(0, 0)
 }
 
 // since formats how long a call ran, for its abort result.

@@ -64,6 +64,11 @@ func (e *Engine) message(ctx context.Context, id string, u UserData) (TurnResult
 	if err != nil {
 		return TurnResult{}, err
 	}
+	if err := e.fits(r.ctx, h, u); err != nil {
+		// refused before anything is recorded: the session is as it was
+		e.release(r, id)
+		return TurnResult{}, err
+	}
 	u.Turn = h.turns + 1
 	e.wg.Go(func() { e.turn(r, h, u) })
 	select {
@@ -93,6 +98,32 @@ func (e *Engine) begin(ctx context.Context, id string, parent context.Context) (
 	e.runs[id] = r
 	r.ctx = rctx
 	return r, h, nil
+}
+
+// release ends a claim of begin that ran no turn.
+func (e *Engine) release(r *run, id string) {
+	e.mu.Lock()
+	delete(e.runs, id)
+	e.mu.Unlock()
+	r.cancel(nil)
+	close(r.done)
+}
+
+// fits refuses a message that could never fit the model's window: the
+// system prompt, the tools and the message alone pass the budget, which no
+// compaction can help (compaction keeps the last turn word for word).
+func (e *Engine) fits(ctx context.Context, h *history, u UserData) error {
+	p, model, err := e.opts.Models.Resolve(h.model)
+	if err != nil {
+		return err
+	}
+	window, reserve := e.window(ctx, p, model, h.model)
+	v := e.buildView(&history{workspace: h.workspace}, nil)
+	v.Messages = []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: userText(u)}}}}
+	if n := estimate(v, defs(e.toolSet(h.depth))); n > window-reserve {
+		return fmt.Errorf("%w: the message alone needs about %d tokens; %s takes %d (window %d, %d reserved for the answer)", ErrContextOverflow, n, h.model, window-reserve, window, reserve)
+	}
+	return nil
 }
 
 // Abort stops the turn session id is running and returns once its
@@ -129,7 +160,8 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 		return
 	}
 	e.notify(h.id, "session.status", map[string]any{"sessionId": h.id, "status": "busy"})
-	stop, err := e.steps(ctx, h.id, u.Turn, &res)
+	var final []event.Event
+	stop, err := e.steps(ctx, h.id, u.Turn, &res, &final)
 	if err != nil && stop == "" {
 		stop = StopError
 	}
@@ -142,7 +174,8 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 		res.Error = err.Error()
 		st.Error = res.Error
 	}
-	evs := []event.Event{ev(h.id, h.workspace, event.SessionStatus, st)}
+	// the last answer and the turn's end in one durable batch
+	evs := append(final, ev(h.id, h.workspace, event.SessionStatus, st))
 	if err != nil && !errors.Is(err, ErrContextOverflow) {
 		evs = append(evs, ev(h.id, h.workspace, event.SessionError, map[string]string{"error": err.Error()}))
 	}
@@ -158,7 +191,9 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 }
 
 // steps runs the step loop of one turn; it returns the stop reason.
-func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult) (string, error) {
+// A last answer (no tool calls) is not recorded here but handed back in
+// final, for turn to record with the turn's end in one batch.
+func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult, final *[]event.Event) (string, error) {
 	var lastSig string
 	for step := 1; ; step++ {
 		if ctx.Err() != nil {
@@ -212,16 +247,19 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 		if parts == nil {
 			parts = []provider.Part{}
 		}
-		if _, err := e.record(ctx, ev(id, h.workspace, event.MessageAssistant, AssistantData{
+		answer := ev(id, h.workspace, event.MessageAssistant, AssistantData{
 			Content: res.Text, Parts: parts, TokenUsage: resp.Usage, StopReason: string(resp.StopReason),
 			Model: h.model, Turn: turn, Step: step, Warning: resp.Warning,
-		})); err != nil {
+		})
+		calls := resp.Message.ToolCalls()
+		if len(calls) == 0 && h.parent == "" {
+			*final = []event.Event{answer}
+		} else if _, err := e.record(ctx, answer); err != nil {
 			return StopError, err
 		}
 		if h.parent != "" {
 			e.progress(ctx, h, turn, step)
 		}
-		calls := resp.Message.ToolCalls()
 		if len(calls) == 0 {
 			if resp.StopReason == provider.StopMaxTokens {
 				return StopOutputLimit, nil

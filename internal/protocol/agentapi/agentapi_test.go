@@ -435,3 +435,52 @@ func TestUpgradeChecks(t *testing.T) {
 	}
 	_ = websocket.StatusNormalClosure
 }
+
+// TestAbortWhileAsking: an abort resolves the approval the call waits on
+// (canceled), and the call's one result says it was aborted.
+func TestAbortWhileAsking(t *testing.T) {
+	h := newHarness(t, queue(openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "git reset --hard"}}), harnessOptions{})
+	c := h.dial()
+	id := c.create(h)
+	turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "reset"})
+	req := coretest.WaitApproval(t, h.core, func(r approval.Request) bool { return r.Session == id })
+	var ab struct {
+		Aborted bool `json:"aborted"`
+	}
+	c.call("agent.abort", map[string]any{"sessionId": id}, &ab)
+	wait(t, turn, "agent.message")
+	if !ab.Aborted || len(h.core.Approvals()) != 0 {
+		t.Fatalf("aborted %v, approvals still pending %v", ab.Aborted, h.core.Approvals())
+	}
+	resolved := h.events(id, event.ApprovalResolved)
+	if len(resolved) != 1 {
+		t.Fatalf("%d approval.resolved", len(resolved))
+	}
+	d, _ := event.DataOf[event.ApprovalData](resolved[0])
+	if d.ApprovalID != req.ID || d.Outcome != string(approval.Canceled) {
+		t.Fatalf("resolution %+v", d)
+	}
+	results := h.events(id, event.ToolResult)
+	r, _ := event.DataOf[agent.ResultData](results[0])
+	if len(results) != 1 || r.Outcome != "aborted" {
+		t.Fatalf("results %+v", r)
+	}
+}
+
+// TestOverflow: a first message that cannot fit the model's window is
+// -32002 (there is nothing compaction could save), and the session stays
+// usable.
+func TestOverflow(t *testing.T) {
+	h := newHarness(t, queue(openaifake.Reply{Text: "short"}), harnessOptions{engine: func(o *agent.Options) {
+		o.ContextWindow = func(string) int { return 2000 }
+		o.MaxOutput = 100
+	}})
+	c := h.dial()
+	id := c.create(h)
+	if code := c.callErr("agent.message", map[string]any{"sessionId": id, "content": strings.Repeat("too long ", 2000)}); code != CodeContextOverflow {
+		t.Fatalf("overflow: %d, want -32002", code)
+	}
+	if res := c.message(id, "short one"); res.Text != "short" {
+		t.Fatalf("after overflow %+v", res)
+	}
+}

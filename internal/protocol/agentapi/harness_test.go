@@ -36,7 +36,7 @@ const token = "test-admin-token"
 // operations layer and warden's agent engine, whose model is the OpenAI
 // adapter talking to the wire-exact fake.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	root  string
 	home  string
@@ -52,7 +52,7 @@ type harnessOptions struct {
 	engine func(*agent.Options)
 }
 
-func newHarness(t *testing.T, script openaifake.Script, o harnessOptions) *harness {
+func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harness {
 	t.Helper()
 	dir := o.dir
 	if dir == "" {
@@ -134,7 +134,7 @@ func (h *harness) events(id string, typ event.Type) []event.Event {
 
 // client is a real WebSocket JSON-RPC client of the door.
 type client struct {
-	t  *testing.T
+	t  testing.TB
 	ws *websocket.Conn
 
 	mu      sync.Mutex
@@ -234,7 +234,7 @@ func (c *client) start(method string, params any) <-chan response {
 
 const waitTimeout = 30 * time.Second
 
-func wait(t *testing.T, ch <-chan response, what string) response {
+func wait(t testing.TB, ch <-chan response, what string) response {
 	t.Helper()
 	select {
 	case r, ok := <-ch:
@@ -331,3 +331,10 @@ func (c *client) message(id, content string) agent.TurnResult {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// notesSnapshot is how many notifications arrived so far.
+func (c *client) notesSnapshot() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.notes)
+}

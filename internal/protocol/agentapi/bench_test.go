@@ -1,0 +1,153 @@
+package agentapi
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/warden-dev/warden/internal/fakemodel"
+	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
+)
+
+// oneToolCall is the fake's script of a turn with one tool call: a read,
+// then the answer.
+func oneToolCall(r openaifake.Request) openaifake.Reply {
+	if r.HasToolResult() {
+		return openaifake.Reply{Text: "It says hello."}
+	}
+	return openaifake.Reply{Tool: "read", Args: map[string]any{"path": "a.txt"}}
+}
+
+// BenchmarkTurn is a turn with one tool call (a read) through warden (the
+// Agent API door over WebSocket, the engine, the gate, the durable log)
+// against the same exchange driven directly with openai-go against the
+// same fake, the file read with os.ReadFile. Each warden turn runs in a
+// fresh session (created outside the timer), so the history does not grow.
+func BenchmarkTurn(b *testing.B) {
+	h := newHarness(b, oneToolCall, harnessOptions{})
+	if err := os.WriteFile(filepath.Join(h.root, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("warden", func(b *testing.B) {
+		c := h.dial()
+		for b.Loop() {
+			b.StopTimer()
+			id := c.create(h)
+			b.StartTimer()
+			if res := c.message(id, "what does a.txt say?"); res.Text != "It says hello." {
+				b.Fatalf("turn %+v", res)
+			}
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		client := oai.NewClient(option.WithBaseURL(h.fake.URL+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		tool := oai.ChatCompletionFunctionTool(oai.FunctionDefinitionParam{Name: "read", Parameters: oai.FunctionParameters{
+			"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []string{"path"}}})
+		ctx := context.Background()
+		for b.Loop() {
+			params := oai.ChatCompletionNewParams{Model: "fake-model", Tools: []oai.ChatCompletionToolUnionParam{tool},
+				Messages: []oai.ChatCompletionMessageParamUnion{oai.UserMessage("what does a.txt say?")}}
+			acc := stream(b, ctx, client, params)
+			call := acc.Choices[0].Message.ToolCalls[0]
+			data, err := os.ReadFile(filepath.Join(h.root, "a.txt"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			params.Messages = append(params.Messages, acc.Choices[0].Message.ToParam(), oai.ToolMessage(string(data), call.ID))
+			if acc = stream(b, ctx, client, params); acc.Choices[0].Message.Content != "It says hello." {
+				b.Fatalf("answer %q", acc.Choices[0].Message.Content)
+			}
+		}
+	})
+}
+
+func stream(b *testing.B, ctx context.Context, client oai.Client, params oai.ChatCompletionNewParams) oai.ChatCompletionAccumulator {
+	s := client.Chat.Completions.NewStreaming(ctx, params)
+	var acc oai.ChatCompletionAccumulator
+	for s.Next() {
+		acc.AddChunk(s.Current())
+	}
+	if err := s.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return acc
+}
+
+// BenchmarkDeltaLatency is the time from the fake flushing the first piece
+// of an answer (its hold gate is reached right after the flush) to the
+// client receiving it: through warden (agent.text_delta over the door's
+// WebSocket) and directly (the SDK's first chunk). p50 and p99 are
+// reported.
+func BenchmarkDeltaLatency(b *testing.B) {
+	var mu sync.Mutex
+	var gate *fakemodel.Gate
+	h := newHarness(b, func(openaifake.Request) openaifake.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		return openaifake.Reply{Text: "hello there", ChunkSize: 64, Hold: gate}
+	}, harnessOptions{})
+	arm := func() *fakemodel.Gate {
+		mu.Lock()
+		defer mu.Unlock()
+		gate = fakemodel.NewGate()
+		return gate
+	}
+	report := func(b *testing.B, d []time.Duration) {
+		slices.Sort(d)
+		b.ReportMetric(float64(d[len(d)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), "p99-µs")
+	}
+	b.Run("warden", func(b *testing.B) {
+		c := h.dial()
+		id := c.create(h)
+		var lat []time.Duration
+		for b.Loop() {
+			g := arm()
+			from := c.notesSnapshot()
+			turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "hi"})
+			<-g.Reached()
+			t0 := time.Now()
+			c.waitNote(from, "agent.text_delta", nil)
+			lat = append(lat, time.Since(t0))
+			g.Release()
+			wait(c.t, turn, "agent.message")
+		}
+		report(b, lat)
+	})
+	b.Run("sdk", func(b *testing.B) {
+		client := oai.NewClient(option.WithBaseURL(h.fake.URL+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		var lat []time.Duration
+		for b.Loop() {
+			g := arm()
+			s := client.Chat.Completions.NewStreaming(context.Background(), oai.ChatCompletionNewParams{Model: "fake-model",
+				Messages: []oai.ChatCompletionMessageParamUnion{oai.UserMessage("hi")}})
+			got := make(chan time.Time, 1)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				sent := false
+				for s.Next() {
+					if !sent && len(s.Current().Choices) > 0 && s.Current().Choices[0].Delta.Content != "" {
+						got <- time.Now()
+						sent = true
+					}
+				}
+			}()
+			<-g.Reached()
+			t0 := time.Now()
+			t1 := <-got
+			lat = append(lat, t1.Sub(t0))
+			g.Release()
+			<-done
+			s.Close()
+		}
+		report(b, lat)
+	})
+}
