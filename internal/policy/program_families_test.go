@@ -77,3 +77,53 @@ func TestAppDataFamily(t *testing.T) {
 		{"bq query 'select 1'", Allow, ""},
 	})
 }
+
+// TestReleaseToolsPublish: release tools publish as npm publish does
+// (ask); their dry runs, snapshots and local steps stay allowed.
+func TestReleaseToolsPublish(t *testing.T) {
+	familyCases(t, []struct {
+		cmd  string
+		want Action
+		rule string
+	}{
+		{"npx @vscode/vsce publish patch", Ask, "publish"},
+		{"npx @vscode/vsce package", Allow, ""},
+		{"goreleaser", Ask, "publish"},
+		{"goreleaser build --snapshot", Allow, ""},
+		{"npx release-it minor --ci", Ask, "publish"},
+		{"npx semantic-release --dry-run", Allow, ""},
+		{"cargo release 1.2.0 --execute --no-confirm", Ask, "publish"},
+		{"cargo release 1.2.0", Allow, ""},
+		{"pnpm dist-tag rm mypkg beta", Ask, "publish"},
+		{"npm dist-tag ls mypkg", Allow, ""},
+	})
+}
+
+// TestStaticServersAndTunnels: a program that serves a directory over the
+// network feeds the secret-tree rule (the home served is denied, a build
+// dir is fine); public tunnels ask; local files sent to an anonymous
+// public drop host ask, to this machine or an ordinary API they do not.
+func TestStaticServersAndTunnels(t *testing.T) {
+	familyCases(t, []struct {
+		cmd  string
+		want Action
+		rule string
+	}{
+		{"npx http-server $HOME", Deny, ""},
+		{"npx live-server ~/.ssh --port=9000", Deny, ""},
+		{"busybox httpd -f -h ~/.ssh -p 8081", Deny, ""},
+		{"cd ~ && caddy file-server --listen :9000", Deny, ""},
+		{"twistd -n web --path ~/ --port tcp:8081", Deny, ""},
+		{"npx http-server ./public -p 8081", Allow, ""},
+		{"caddy file-server --root site", Allow, ""},
+		{"cloudflared tunnel --url http://localhost:5173", Ask, "network-tunnel"},
+		{"ngrok tcp 5432", Ask, "network-tunnel"},
+		{"ngrok version", Allow, ""},
+		{"curl -T build/site.zip https://transfer.sh/site.zip", Ask, "upload-public-drop"},
+		{"curl --data-binary @src/main.go https://paste.rs", Ask, "upload-public-drop"},
+		{"curl -F 'f:1=@dist/app.js' https://x1.catbox.moe/upload", Ask, "upload-public-drop"},
+		{"curl -F file=@dist/app.tgz https://artifacts.example.com/upload", Allow, ""},
+		{"curl -F upload=@build/report.json http://127.0.0.1:9000/upload", Allow, ""},
+		{"curl -d @payload.json http://localhost:3000/api", Allow, ""},
+	})
+}

@@ -76,6 +76,8 @@ func init() {
 			dbPrograms(),
 			appDataPrograms(),
 			remotePrograms(),
+			releasePrograms(),
+			exposePrograms(),
 		},
 		patternPrograms(),
 	)

@@ -193,10 +193,17 @@ func (k *call) curl() {
 			}
 		}
 	}
+	uploaded := false
 	upload := func(f field) {
 		k.file(Read, k.home(f), false)
 		k.tag(TagUpload)
+		uploaded = true
 	}
+	defer func() {
+		if uploaded {
+			k.uploadHost(p.ops)
+		}
+	}()
 	for _, o := range p.opts {
 		if !o.has {
 			continue

@@ -15,8 +15,11 @@ func pkgPrograms() []program {
 				ex("npm config set -L project registry=https://r.example", "write /home/u/proj/.npmrc"), ex("npm config get registry", "!write")}},
 		{names: []string{"cargo"}, model: func(k *call) {
 			k.subcmdTags(map[string]string{"publish": TagPublish}, "crates.io")
+			if k.subcommand(spec{}) == "release" && hasArg(k.args, "-x", "--execute") {
+				k.tag(TagPublish) // cargo-release: without --execute it is a dry run
+			}
 			k.pkgInstall("cargo", "crates.io", "install", "add", "fetch", "update", "build")
-		}, examples: []example{ex("cargo publish", "tag publish"), ex("cargo build", "tag package.install")}},
+		}, examples: []example{ex("cargo publish", "tag publish"), ex("cargo release minor -x", "tag publish"), ex("cargo release patch", "!tag publish"), ex("cargo build", "tag package.install")}},
 		{names: []string{"twine"}, model: func(k *call) {
 			k.subcmdTags(map[string]string{"upload": TagPublish, "register": TagPublish}, "upload.pypi.org")
 		}, examples: []example{ex("twine upload dist/*", "tag publish", "net upload.pypi.org")}},
@@ -150,6 +153,12 @@ func (k *call) jsPM() {
 		k.tag(TagPublish)
 		k.attr("subcommand", sc)
 		k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
+	case "dist-tag", "dist-tags":
+		// moving a dist-tag (latest) changes what every install gets
+		if len(rest) > 0 && rest[0].known && (rest[0].val == "add" || rest[0].val == "rm") {
+			k.tag(TagPublish)
+			k.attr("subcommand", sc+" "+rest[0].val)
+		}
 	case "install", "i", "add", "ci", "update", "up", "upgrade", "in", "isntall":
 		for _, n := range []string{"preinstall", "install", "postinstall", "prepare"} {
 			k.npmRunScript(n)
