@@ -127,3 +127,25 @@ func TestStaticServersAndTunnels(t *testing.T) {
 		{"curl -d @payload.json http://localhost:3000/api", Allow, ""},
 	})
 }
+
+// TestShellFromOpaqueStdin: a shell or interpreter whose program comes
+// from the output of a program the analyser cannot evaluate runs code not
+// known (ask); known text, a file (sh < f, cat f | sh) and data piped
+// into a program that is given its script stay as they were.
+func TestShellFromOpaqueStdin(t *testing.T) {
+	familyCases(t, []struct {
+		cmd  string
+		want Action
+		rule string
+	}{
+		{"ruby -e 'puts \"make clean\"' | sh", Ask, "dynamic-code"},
+		{"jq -r .steps[] plan.json | bash", Ask, "dynamic-code"},
+		{"sh < <(gen-steps --all)", Ask, "dynamic-code"},
+		{"git log --format=%s -1 | python3", Ask, "dynamic-code"},
+		{"echo 'ls -la' | sh", Allow, ""},
+		{"cat scripts/setup.sh | bash", Allow, ""},
+		{"bash < scripts/setup.sh", Allow, ""},
+		{"jq -r .name package.json | python3 tools/slug.py", Allow, ""},
+		{"while read -r f; do wc -l \"$f\"; done < <(git ls-files)", Allow, ""},
+	})
+}

@@ -117,10 +117,15 @@ type ctx struct {
 
 // stdinInfo describes what a command's standard input carries.
 type stdinInfo struct {
-	remote   bool   // content fetched from the network
-	literal  bool   // content known: text
-	text     string // literal content
-	dynamic  bool   // content unknown at check time (here-doc with expansions)
+	remote  bool   // content fetched from the network
+	literal bool   // content known: text
+	text    string // literal content
+	dynamic bool   // content unknown at check time (here-doc with expansions)
+	// opaque is set when the content is the output of a program the
+	// analyser cannot evaluate (python3 -c 'print(…)' |, bash < <(…)):
+	// not known, though nothing in it is marked dynamic. A shell or an
+	// interpreter reading its program from it runs code not known.
+	opaque   string
 	pipeline *Span  // where the content was produced (for findings)
 	what     string // human description of the source
 	// paths is set when the content is a list of paths of a known shape:
@@ -771,6 +776,9 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 			next.paths = printedPaths(a.out.Commands[start:], a.meta[start:], in)
 			if !next.literal && next.paths == nil {
 				next.what, next.dynamic = dynamicOutput(a.out.Commands[start:], a.meta[start:], in)
+				if !next.dynamic && !catsFiles(a.out.Commands[start:]) && !printsOwnSetup(a.out.Commands[start:]) {
+					next.opaque = "the output of " + stageName(a.out.Commands[start:])
+				}
 			}
 		}
 		in = next
@@ -781,6 +789,44 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 		}
 		a.pipeOut[x] = in
 	}
+}
+
+// catsFiles reports whether a pipeline stage only prints files (cat
+// FILE...), which a shell reading it runs as it runs sh < FILE.
+func catsFiles(cmds []Command) bool {
+	if len(cmds) != 1 || cmds[0].Name != "cat" || len(cmds[0].Argv) < 2 {
+		return false
+	}
+	for _, e := range cmds[0].Effects {
+		if e.Kind != Read {
+			return false
+		}
+	}
+	return true
+}
+
+// printsOwnSetup reports whether a pipeline stage prints its own
+// program's shell setup or completion script (pyenv init -, kubectl
+// completion bash), which eval "$(…)" and source <(…) run as they are.
+func printsOwnSetup(cmds []Command) bool {
+	if len(cmds) != 1 || len(cmds[0].Argv) == 0 {
+		return false
+	}
+	argv := cmds[0].Argv[1:]
+	for _, a := range argv {
+		if a == "completion" || a == "completions" || a == "--completion" || a == "--completions" {
+			return true
+		}
+	}
+	return setupPrinter(cmds[0].Name, strings.Join(argv, " "))
+}
+
+// stageName names the program of a pipeline stage for reasons.
+func stageName(cmds []Command) string {
+	if len(cmds) == 0 || cmds[0].Name == "" {
+		return "a command"
+	}
+	return cmds[0].Name
 }
 
 // maxLiteral bounds the text literalOutput computes.

@@ -238,6 +238,8 @@ func (a *analyzer) redirs(c *ctx, st *state, rs []*syntax.Redirect) (effs []Effe
 			if f.proc && f.remote {
 				in.remote = true
 				in.what = "process substitution"
+			} else if f.proc {
+				in.opaque = "the output of a process substitution"
 			}
 			if e, ok := a.target(st, Read, f, false); ok {
 				effs = append(effs, e)

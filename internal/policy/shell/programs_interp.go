@@ -154,6 +154,9 @@ func (k *call) stdinCode(isSh bool) {
 	case in.dynamic:
 		k.eff(Effect{Kind: Exec, Reason: "code from stdin"})
 		k.dynamicExec(k.name + " runs code from stdin not known at check time: " + in.what)
+	case in.opaque != "" && !in.literal:
+		k.eff(Effect{Kind: Exec, Reason: "code from stdin"})
+		k.dynamicExec(k.name + " runs code from stdin not known at check time: " + in.opaque)
 	case in.literal && isSh:
 		k.eff(Effect{Kind: Exec, Reason: "code from stdin"})
 		via := k.name + " <<"
