@@ -149,3 +149,22 @@ func TestShellFromOpaqueStdin(t *testing.T) {
 		{"while read -r f; do wc -l \"$f\"; done < <(git ls-files)", Allow, ""},
 	})
 }
+
+// TestWorkspaceWalkHandsOn: names printed by a walk of the workspace
+// (grep -l/-rl, ls of workspace globs) handed on by xargs are files in the
+// workspace, so everyday refactors stay allowed; the same walk over a
+// secret tree is still judged as that tree.
+func TestWorkspaceWalkHandsOn(t *testing.T) {
+	familyCases(t, []struct {
+		cmd  string
+		want Action
+		rule string
+	}{
+		{"grep -rl --include='*.go' OldName src | xargs sed -i 's/OldName/NewName/g'", Allow, ""},
+		{"grep -l TODO *.md | xargs -n1 wc -l", Allow, ""},
+		{"ls src/*.go | xargs -I% cp % %.orig", Allow, ""},
+		{"rg -l deprecated src | xargs perl -pi -e 's/deprecated/legacy/'", Allow, ""},
+		{"grep -rl PRIVATE ~/.ssh | xargs cat", Deny, ""},
+		{"ls ~/.ssh/id_* | xargs -I{} cp {} /tmp/k", Deny, ""},
+	})
+}

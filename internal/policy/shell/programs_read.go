@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -28,7 +29,7 @@ func readPrograms() []program {
 		{names: []string{"tree"}, model: walks(spec{arg: "LIPo", long: []string{"filelimit", "charset", "sort"}}),
 			examples: []example{ex("tree -L 2 src", "read:r /home/u/proj/src", "!read /home/u/proj/2")}},
 		{names: []string{"ls", "dir"}, model: reads(spec{arg: "IwT", long: []string{"ignore", "hide", "width", "tabsize", "format", "sort", "time", "time-style", "color", "block-size", "quoting-style", "indicator-style"}}),
-			examples: []example{ex("ls -la ~/.ssh", "read /home/u/.ssh"), ex("ls", "!read"), ex("ls -I '*.o' src", "read /home/u/proj/src", "!read /home/u/proj/*.o")}},
+			examples: []example{ex("ls -la ~/.ssh", "read /home/u/.ssh"), ex("ls", "!read"), ex("ls docs/*.md | xargs -n1 wc -l", "read /home/u/proj/docs"), ex("ls -I '*.o' src", "read /home/u/proj/src", "!read /home/u/proj/*.o")}},
 		{names: []string{"lsattr", "getfacl"}, model: reads(spec{}),
 			examples: []example{ex("getfacl -R x", "read:r /home/u/proj/x")}},
 		{names: []string{"nl"}, model: reads(spec{arg: "bdfhilnsvw"}),
@@ -86,7 +87,9 @@ func readPrograms() []program {
 		}, examples: []example{ex("diff -r a b", "read:r /home/u/proj/a", "read:r /home/u/proj/b")}},
 		{names: []string{"grep", "egrep", "fgrep", "zgrep", "ggrep"}, model: func(k *call) {
 			k.grep(spec{arg: "efmABCdD", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "label", "binary-files", "devices", "directories", "exclude-from"}}, false)
-		}, examples: []example{ex("grep -r TODO src", "read:r /home/u/proj/src", "!read /home/u/proj/TODO"), ex("grep -e x -f pats f", "read /home/u/proj/pats", "read /home/u/proj/f")}},
+		}, examples: []example{ex("grep -r TODO src", "read:r /home/u/proj/src", "!read /home/u/proj/TODO"),
+			ex("grep -rl old_name lib | xargs sed -i s/old_name/new_name/", "write /home/u/proj/lib"),
+			ex("grep -l secret ~/.ssh/* | xargs cat", "read /home/u/.ssh"), ex("grep -e x -f pats f", "read /home/u/proj/pats", "read /home/u/proj/f")}},
 		{names: []string{"rg", "ag", "ack", "pt", "ugrep"}, model: func(k *call) {
 			k.grep(spec{arg: "efgtTmABCMjrEG", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "after-context", "before-context", "context", "max-columns", "threads", "replace", "encoding", "max-depth", "ignore-file", "type-add", "sort", "sortr", "color", "colors", "path-separator", "pre", "pre-glob", "engine", "ignore-dir"}}, true)
 		}, examples: []example{ex("rg TODO", "read:r /home/u/proj"), ex("rg -g \"*.go\" x src", "read:r /home/u/proj/src")}},
@@ -159,6 +162,9 @@ func (k *call) reader(s spec, skip int, rec bool) {
 	if k.name == "du" && len(ops) == 0 {
 		ops = []field{lit(".")}
 	}
+	if k.name == "ls" && !p.has("l", "R", "recursive") {
+		k.printsUnder(ops)
+	}
 	switch k.name {
 	case "ls", "dir", "du", "tree", "stat", "lsattr", "getfacl":
 		// names and attributes only, not contents
@@ -193,6 +199,52 @@ func (k *call) grep(s spec, rgLike bool) {
 		ops = []field{lit(".")}
 	}
 	k.files(Read, ops, rec)
+	if p.has("l", "files-with-matches", "L", "files-without-match") || rgLike && p.has("files") {
+		k.printsUnder(ops)
+	}
+}
+
+// printsUnder records that a call prints names of files under the paths
+// ops (grep -rl PAT DIR, ls GLOB): what it hands on (xargs, $(…)) is a
+// file below their common directory, as find ROOT -name N prints.
+func (k *call) printsUnder(ops []field) {
+	if len(ops) == 0 {
+		ops = []field{lit(".")}
+	}
+	root := ""
+	for i, f := range ops {
+		if !f.known {
+			return
+		}
+		d := path.Clean(f.val)
+		for strings.ContainsAny(d, "*?[") {
+			d = path.Dir(d)
+		}
+		if i == 0 {
+			root = d
+			continue
+		}
+		for root != d && !strings.HasPrefix(d, root+"/") {
+			if root == "." || root == "/" {
+				break
+			}
+			root = path.Dir(root)
+		}
+		if root != d && !strings.HasPrefix(d, root+"/") {
+			return // no common directory (a relative and an absolute path)
+		}
+	}
+	// files below root: named "*" (a single glob operand keeps its
+	// pattern), so a consumer is judged on those files, not on root itself
+	name := "*"
+	if len(ops) == 1 && path.Dir(path.Clean(ops[0].val)) == root && strings.ContainsAny(path.Base(ops[0].val), "*?[") {
+		name = path.Base(ops[0].val)
+	}
+	rb := sub(ops[0], path.Join(root, name))
+	rb.glob = true
+	rb.under = true
+	rb.named = true
+	k.meta.prints = &rb
 }
 
 func (k *call) jq() {
