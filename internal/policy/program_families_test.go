@@ -168,3 +168,27 @@ func TestWorkspaceWalkHandsOn(t *testing.T) {
 		{"ls ~/.ssh/id_* | xargs -I{} cp {} /tmp/k", Deny, ""},
 	})
 }
+
+// TestProductionTargetsDeny: deleting remote resources or destroying data
+// on a target that looks like production (prod, production, prd, live as
+// a word part of a name, context, namespace, stack, app or bucket) is
+// denied; the same operation elsewhere asks, and words that merely
+// contain the letters (product, delivery, olive) do not count.
+func TestProductionTargetsDeny(t *testing.T) {
+	familyCases(t, []struct {
+		cmd  string
+		want Action
+		rule string
+	}{
+		{"kubectl --context=eks-prd-1 delete deployment web", Deny, "remote-delete-production"},
+		{"helm uninstall checkout --namespace live", Deny, "remote-delete-production"},
+		{"terraform destroy -var-file=envs/production.tfvars", Deny, "remote-delete-production"},
+		{"gsutil -m rm -r gs://acme-prod-uploads", Deny, "remote-delete-production"},
+		{"redis-cli -h cache.prod.internal FLUSHALL", Deny, "remote-delete-production"},
+		{"heroku run -a shop-production rails db:schema:load", Deny, "remote-delete-production"},
+		{"kubectl --context staging delete deployment web", Ask, "remote-delete"},
+		{"gsutil -m rm -r gs://acme-product-images", Ask, "remote-delete"},
+		{"helm uninstall olive-api", Ask, "remote-delete"},
+		{"kubectl get pods -n prod", Allow, ""},
+	})
+}

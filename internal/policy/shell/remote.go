@@ -125,7 +125,31 @@ func (k *call) remoteRun(rc field, host, via string) {
 	}
 	// the remote shell reads its input from here: a script piped into
 	// ssh host bash -s is that shell's stdin
+	// data destroyed there is destroyed on that host: the call that
+	// reaches it carries the tag too, so rules that judge the target
+	// (a production-looking host or app) see it
+	for _, t := range remoteDestroys(rc.val, k.a.opts) {
+		k.tag(t)
+	}
 	k.nestedIn(rc, via+" "+host, st)
+}
+
+// remoteDestroys returns the data-destroying tags (db.destroy,
+// remote.delete) of a remote command line.
+func remoteDestroys(code string, opts Options) []string {
+	a, err := Analyze(code, Options{Cwd: orDefault(opts.Home, "/"), Home: opts.Home})
+	if err != nil {
+		return nil
+	}
+	var tags []string
+	for _, c := range a.Commands {
+		for _, t := range c.Tags {
+			if t == TagDBDestroy || t == TagRemoteDelete {
+				tags = append(tags, t)
+			}
+		}
+	}
+	return tags
 }
 
 // remoteReadOnly reports whether a remote command line only reads: every
