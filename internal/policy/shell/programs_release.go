@@ -70,8 +70,7 @@ func exposePrograms() []program {
 // staticServer records the directory a static web server serves.
 func (k *call) staticServer() {
 	var s spec
-	dirOpts := []string{}
-	var ops []field
+	var dirOpts []string
 	switch k.name {
 	case "httpd": // busybox httpd -h HOME
 		s = spec{arg: "hpcurr", long: nil}
@@ -93,7 +92,7 @@ func (k *call) staticServer() {
 		dirOpts = []string{"root"}
 	}
 	p := parseOpts(k.args, s)
-	ops = p.ops
+	ops := p.ops
 	dir := lit(".")
 	if d, ok := p.get(dirOpts...); ok {
 		dir = d
