@@ -117,7 +117,23 @@ func readPrograms() []program {
 			}
 		}, examples: []example{ex("unzip a.zip -d out", "read /home/u/proj/a.zip", "write:r /home/u/proj/out"), ex("unzip -l a.zip", "!write")}},
 		{names: []string{"zip"}, model: func(k *call) {
-			p := parseOpts(k.args, spec{arg: "bintxP"})
+			// -TT CMD / --unzip-command CMD: the command zip -T runs to test
+			// the archive, a command line run here
+			args := make([]field, 0, len(k.args))
+			for i := 0; i < len(k.args); i++ {
+				f := k.args[i]
+				switch {
+				case f.known && (f.val == "-TT" || f.val == "--unzip-command") && i+1 < len(k.args):
+					i++
+					k.nested(k.args[i], "zip -TT", nil, false)
+					continue
+				case f.known && strings.HasPrefix(f.val, "--unzip-command="):
+					k.nested(sub(f, strings.TrimPrefix(f.val, "--unzip-command=")), "zip -TT", nil, false)
+					continue
+				}
+				args = append(args, f)
+			}
+			p := parseOpts(args, spec{arg: "bintxP"})
 			if len(p.ops) > 0 {
 				k.file(Write, p.ops[0], false)
 				k.files(Read, p.ops[1:], p.has("r", "R", "recurse-paths"))
@@ -125,7 +141,8 @@ func readPrograms() []program {
 			if p.has("m", "move") && len(p.ops) > 1 {
 				k.files(Delete, p.ops[1:], p.has("r", "R"))
 			}
-		}, examples: []example{ex("zip -r k.zip ~/.gnupg", "write /home/u/proj/k.zip", "read:r /home/u/.gnupg")}},
+		}, examples: []example{ex("zip -r k.zip ~/.gnupg", "write /home/u/proj/k.zip", "read:r /home/u/.gnupg"),
+			ex("zip out.zip f -T --unzip-command 'rm -rf /opt/x #'", "delete:r /opt/x", "write /home/u/proj/out.zip")}},
 		{names: []string{"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "compress", "uncompress"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{arg: "SbTo", long: []string{"suffix", "threads", "output"}, num: true})
 			if p.has("c", "stdout", "to-stdout", "l", "list", "t", "test") {
