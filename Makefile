@@ -14,7 +14,7 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:Fuz
                  ./internal/protocol/admin:FuzzParseEventMatch ./internal/cli:FuzzParseSince ./internal/policy:FuzzCheck \
                  ./internal/event:FuzzCheckDepth \
                  ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore \
-                 ./internal/provider:FuzzParseOllamaHost ./internal/provider:FuzzOllamaNumCtx \
+                 ./internal/provider/ollamaenv:FuzzParseHost ./internal/provider/ollamaenv:FuzzNumCtx \
                  ./internal/index:FuzzParseQuery ./internal/agent:FuzzToolArguments ./internal/protocol/agentapi:FuzzParams
 
 .PHONY: run build test agents tools lint unit fuzz bench clean

@@ -17,6 +17,7 @@ import (
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 )
 
 func newServeCmd(o *options) *cobra.Command {
@@ -115,6 +116,12 @@ the log which changed settings need a restart).`,
 					}
 				}
 				env.DaemonPIDs = append(env.DaemonPIDs, os.Getpid())
+				// warden's own agent reaches the providers the way their
+				// own tools are configured, plus the config's providers:
+				models, err := sdk.FromConfig(cfg.Providers, os.Getenv, nil)
+				if err != nil {
+					return daemon.Config{}, fmt.Errorf("model providers: %w", err)
+				}
 				return daemon.Config{
 					DataDir:          dataDir,
 					PolicyFile:       cfg.Policy,
@@ -129,7 +136,7 @@ the log which changed settings need a restart).`,
 					Version:          Version,
 					LogSettings:      cfg.Log,
 					Limits:           cfg.Limits,
-					Models:           agentModels(),
+					Models:           models,
 				}, nil
 			}
 			dcfg, err := build()

@@ -58,7 +58,7 @@ type Config struct {
 	// Limits bounds what one client may hold of a door.
 	Limits Limits `yaml:"limits"`
 	// Providers are named model endpoints for warden's own agent, beside
-	// those found from the environment (provider.FromConfig).
+	// those found from the environment (sdk.FromConfig).
 	Providers []Provider `yaml:"providers"`
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/policy"
 	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 	"github.com/warden-dev/warden/internal/workspace"
 )
 
@@ -91,7 +92,7 @@ func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harne
 	t.Cleanup(func() { svc.Close() })
 	h.fake = openaifake.New(script)
 	t.Cleanup(h.fake.Close)
-	models := provider.NewRegistry(provider.NewOpenAI(provider.Endpoint{Name: "openai", BaseURL: h.fake.URL + "/v1", APIKey: "sk-test"}))
+	models := provider.NewRegistry(sdk.NewOpenAI(sdk.Endpoint{Name: "openai", BaseURL: h.fake.URL + "/v1", APIKey: "sk-test"}))
 	eo := agent.Options{Core: h.core, Ops: svc, Models: models}
 	if o.engine != nil {
 		o.engine(&eo)

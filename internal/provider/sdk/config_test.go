@@ -1,4 +1,4 @@
-package provider_test
+package sdk_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/warden-dev/warden/internal/fakemodel/ollama"
 	"github.com/warden-dev/warden/internal/fakemodel/openai"
 	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 )
 
 func TestFromConfig(t *testing.T) {
@@ -33,7 +34,7 @@ providers:
 `), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := provider.FromConfig(cfg.Providers, func(k string) string { return env[k] }, testClient(t))
+	reg, err := sdk.FromConfig(cfg.Providers, func(k string) string { return env[k] }, testClient(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +72,10 @@ providers:
 		t.Fatalf("configured window: %+v %v", mi, err)
 	}
 
-	if _, err := provider.FromConfig([]config.Provider{{Name: "x", Type: "openai", APIKeyEnv: "UNSET"}}, func(string) string { return "" }, nil); err == nil {
+	if _, err := sdk.FromConfig([]config.Provider{{Name: "x", Type: "openai", APIKeyEnv: "UNSET"}}, func(string) string { return "" }, nil); err == nil {
 		t.Fatal("an unset apiKeyEnv was accepted")
 	}
-	if _, err := provider.FromConfig(nil, func(k string) string {
+	if _, err := sdk.FromConfig(nil, func(k string) string {
 		if k == "OLLAMA_HOST" {
 			return "ftp://nope"
 		}
@@ -82,7 +83,7 @@ providers:
 	}, nil); err == nil {
 		t.Fatal("a bad OLLAMA_HOST was accepted")
 	}
-	empty, err := provider.FromConfig(nil, func(string) string { return "" }, nil)
+	empty, err := sdk.FromConfig(nil, func(string) string { return "" }, nil)
 	if err != nil || len(empty.Names()) != 0 {
 		t.Fatalf("no environment, no config: %v %v", empty.Names(), err)
 	}

@@ -1,4 +1,4 @@
-package provider
+package sdk
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/warden-dev/warden/internal/provider"
 )
 
 // DefaultOpenAIBaseURL is OpenAI's API.
@@ -57,7 +58,7 @@ func NewOpenAI(ep Endpoint) *OpenAI {
 func (p *OpenAI) Name() string { return p.ep.Name }
 
 // Models lists GET /models, with the configured models added.
-func (p *OpenAI) Models(ctx context.Context) ([]ModelInfo, error) {
+func (p *OpenAI) Models(ctx context.Context) ([]provider.ModelInfo, error) {
 	page, err := p.models.List(ctx)
 	if err != nil {
 		if len(p.ep.Models) > 0 {
@@ -66,7 +67,7 @@ func (p *OpenAI) Models(ctx context.Context) ([]ModelInfo, error) {
 		}
 		return nil, fmt.Errorf("%s: list models: %w", p.ep.Name, err)
 	}
-	var out []ModelInfo
+	var out []provider.ModelInfo
 	for _, m := range page.Data {
 		out = append(out, p.ep.info(m.ID))
 	}
@@ -75,22 +76,22 @@ func (p *OpenAI) Models(ctx context.Context) ([]ModelInfo, error) {
 
 // Info describes model from the configuration or the known windows (the
 // API reports none).
-func (p *OpenAI) Info(_ context.Context, model string) (ModelInfo, error) {
+func (p *OpenAI) Info(_ context.Context, model string) (provider.ModelInfo, error) {
 	return p.ep.info(model), nil
 }
 
 // Stream runs one chat completion, streamed.
-func (p *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+func (p *OpenAI) Stream(ctx context.Context, req provider.Request, onDelta func(provider.Delta)) (*provider.Response, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.ep.Name, err)
 	}
-	return withRetry(ctx, p.ep.Retry, p.ep.Log, p.ep.Name, openAIRetryable, onDelta, func(emit func(Delta)) (*Response, error) {
+	return withRetry(ctx, p.ep.Retry, p.ep.Log, p.ep.Name, openAIRetryable, onDelta, func(emit func(provider.Delta)) (*provider.Response, error) {
 		return p.once(ctx, params, emit)
 	})
 }
 
-func (p *OpenAI) params(req Request) (oai.ChatCompletionNewParams, error) {
+func (p *OpenAI) params(req provider.Request) (oai.ChatCompletionNewParams, error) {
 	params := oai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
 		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
@@ -128,10 +129,10 @@ func (p *OpenAI) params(req Request) (oai.ChatCompletionNewParams, error) {
 // openAIMessages translates one message: tool results become one tool
 // message each; thinking is not sent back (chat completions has no place
 // for it).
-func openAIMessages(m Message) []oai.ChatCompletionMessageParamUnion {
+func openAIMessages(m provider.Message) []oai.ChatCompletionMessageParamUnion {
 	var out []oai.ChatCompletionMessageParamUnion
 	switch m.Role {
-	case RoleAssistant:
+	case provider.RoleAssistant:
 		var a oai.ChatCompletionAssistantMessageParam
 		if text := m.Text(); text != "" {
 			a.Content.OfString = oai.String(text)
@@ -149,9 +150,9 @@ func openAIMessages(m Message) []oai.ChatCompletionMessageParamUnion {
 		var text strings.Builder
 		for _, part := range m.Parts {
 			switch {
-			case part.Type == PartToolResult && part.ToolResult != nil:
+			case part.Type == provider.PartToolResult && part.ToolResult != nil:
 				out = append(out, oai.ToolMessage(resultText(*part.ToolResult), part.ToolResult.CallID))
-			case part.Type == PartText:
+			case part.Type == provider.PartText:
 				text.WriteString(part.Text)
 			}
 		}
@@ -164,7 +165,7 @@ func openAIMessages(m Message) []oai.ChatCompletionMessageParamUnion {
 
 // resultText is a tool result's content as the model reads it; an error
 // says so, for APIs without an error flag.
-func resultText(r ToolResult) string {
+func resultText(r provider.ToolResult) string {
 	if r.IsError && !strings.HasPrefix(r.Content, "Error") {
 		return "Error: " + r.Content
 	}
@@ -177,20 +178,20 @@ type openAICall struct {
 	started  bool
 }
 
-func (p *OpenAI) once(ctx context.Context, params oai.ChatCompletionNewParams, emit func(Delta)) (*Response, error) {
+func (p *OpenAI) once(ctx context.Context, params oai.ChatCompletionNewParams, emit func(provider.Delta)) (*provider.Response, error) {
 	stream := p.chat.NewStreaming(ctx, params)
 	defer stream.Close()
 	var (
 		text, thinking strings.Builder
 		calls          []*openAICall
 		byIndex        = map[int64]*openAICall{}
-		usage          Usage
+		usage          provider.Usage
 		finish         string
 	)
 	for stream.Next() {
 		chunk := stream.Current()
 		if chunk.JSON.Usage.Valid() && chunk.Usage.JSON.PromptTokens.Valid() {
-			usage = Usage{
+			usage = provider.Usage{
 				InputTokens:     chunk.Usage.PromptTokens,
 				OutputTokens:    chunk.Usage.CompletionTokens,
 				CacheReadTokens: chunk.Usage.PromptTokensDetails.CachedTokens,
@@ -203,11 +204,11 @@ func (p *OpenAI) once(ctx context.Context, params oai.ChatCompletionNewParams, e
 			d := ch.Delta
 			if r := openAIReasoning(d); r != "" {
 				thinking.WriteString(r)
-				emit(Delta{Kind: DeltaThinking, Text: r})
+				emit(provider.Delta{Kind: provider.DeltaThinking, Text: r})
 			}
 			if d.Content != "" {
 				text.WriteString(d.Content)
-				emit(Delta{Kind: DeltaText, Text: d.Content})
+				emit(provider.Delta{Kind: provider.DeltaText, Text: d.Content})
 			}
 			for _, tc := range d.ToolCalls {
 				c := byIndex[tc.Index]
@@ -228,7 +229,7 @@ func (p *OpenAI) once(ctx context.Context, params oai.ChatCompletionNewParams, e
 					if c.id == "" {
 						c.id = fmt.Sprintf("call_%d", len(calls))
 					}
-					emit(Delta{Kind: DeltaToolStart, ToolCallID: c.id, ToolName: c.name})
+					emit(provider.Delta{Kind: provider.DeltaToolStart, ToolCallID: c.id, ToolName: c.name})
 				}
 			}
 			if ch.FinishReason != "" {
@@ -245,33 +246,33 @@ func (p *OpenAI) once(ctx context.Context, params oai.ChatCompletionNewParams, e
 	if finish == "" {
 		return nil, fmt.Errorf("%s: stream ended before a finish_reason: %w", p.ep.Name, io.ErrUnexpectedEOF)
 	}
-	resp := &Response{Message: Message{Role: RoleAssistant}, Usage: usage}
+	resp := &provider.Response{Message: provider.Message{Role: provider.RoleAssistant}, Usage: usage}
 	if thinking.Len() > 0 {
-		resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartThinking, Text: thinking.String()})
+		resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartThinking, Text: thinking.String()})
 	}
 	if text.Len() > 0 {
-		resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartText, Text: text.String()})
+		resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartText, Text: text.String()})
 	}
 	for i, c := range calls {
 		if c.id == "" {
 			c.id = fmt.Sprintf("call_%d", i+1)
 		}
-		resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartToolCall,
-			ToolCall: &ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(c.args.String())}})
+		resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartToolCall,
+			ToolCall: &provider.ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(c.args.String())}})
 	}
 	switch finish {
 	case "stop":
-		resp.StopReason = StopEnd
+		resp.StopReason = provider.StopEnd
 	case "tool_calls", "function_call":
-		resp.StopReason = StopToolCalls
+		resp.StopReason = provider.StopToolCalls
 	case "length":
-		resp.StopReason = StopMaxTokens
+		resp.StopReason = provider.StopMaxTokens
 	default:
-		resp.StopReason = StopOther
+		resp.StopReason = provider.StopOther
 	}
-	if len(calls) > 0 && resp.StopReason == StopEnd {
+	if len(calls) > 0 && resp.StopReason == provider.StopEnd {
 		// some compatible servers say "stop" after tool calls
-		resp.StopReason = StopToolCalls
+		resp.StopReason = provider.StopToolCalls
 	}
 	return resp, nil
 }
@@ -298,13 +299,13 @@ func (p *OpenAI) wrap(err error) error {
 	var apiErr *oai.Error
 	if errors.As(err, &apiErr) {
 		if apiErr.Code == "context_length_exceeded" || (apiErr.StatusCode == 400 || apiErr.StatusCode == 413) && overflowText(apiErr.Message) {
-			return fmt.Errorf("%s: %w: %w", p.ep.Name, ErrContextOverflow, err)
+			return fmt.Errorf("%s: %w: %w", p.ep.Name, provider.ErrContextOverflow, err)
 		}
 		return fmt.Errorf("%s: %w", p.ep.Name, err)
 	}
 	var se *ssestream.StreamError
 	if errors.As(err, &se) && overflowText(se.Message) {
-		return fmt.Errorf("%s: %w: %w", p.ep.Name, ErrContextOverflow, err)
+		return fmt.Errorf("%s: %w: %w", p.ep.Name, provider.ErrContextOverflow, err)
 	}
 	return fmt.Errorf("%s: %w", p.ep.Name, err)
 }

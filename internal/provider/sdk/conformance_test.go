@@ -1,4 +1,4 @@
-package provider_test
+package sdk_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/fakemodel"
 	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -69,8 +70,8 @@ func testClient(t *testing.T) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-func fastRetry() provider.Retry {
-	return provider.Retry{Attempts: 3, Base: time.Millisecond, Max: 5 * time.Millisecond}
+func fastRetry() sdk.Retry {
+	return sdk.Retry{Attempts: 3, Base: time.Millisecond, Max: 5 * time.Millisecond}
 }
 
 var readTool = provider.Tool{Name: "read", Description: "read a file",

@@ -1,4 +1,4 @@
-package provider_test
+package sdk_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/fakemodel/openai"
 	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 )
 
 // toolStep is the reply both benchmarks stream: text, then a tool call.
@@ -24,7 +25,7 @@ func BenchmarkOpenAIStepAdapter(b *testing.B) {
 	defer srv.Close()
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
-	p := provider.NewOpenAI(provider.Endpoint{Name: "openai", BaseURL: srv.URL + "/v1", HTTPClient: &http.Client{Transport: tr}})
+	p := sdk.NewOpenAI(sdk.Endpoint{Name: "openai", BaseURL: srv.URL + "/v1", HTTPClient: &http.Client{Transport: tr}})
 	req := provider.Request{Model: "fake-model", Tools: []provider.Tool{readTool},
 		Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "read main.go"}}}}}
 	b.ReportAllocs()

@@ -1,4 +1,4 @@
-package provider
+package sdk
 
 import (
 	"context"
@@ -8,20 +8,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/ollamaenv"
 )
 
 // DefaultOllamaHost is where Ollama listens unless OLLAMA_HOST says
 // otherwise.
-const DefaultOllamaHost = "http://127.0.0.1:11434"
+const DefaultOllamaHost = ollamaenv.DefaultHost
 
 // DefaultOllamaNumCtx caps the num_ctx warden asks for when neither the
 // configuration nor the Modelfile sets one: the model's trained window can
@@ -39,13 +38,13 @@ type Ollama struct {
 	client *api.Client
 
 	mu    sync.Mutex
-	infos map[string]ModelInfo // by model, from /api/show
+	infos map[string]provider.ModelInfo // by model, from /api/show
 }
 
 // NewOllama returns the adapter of ep (BaseURL as OLLAMA_HOST writes it;
 // empty means DefaultOllamaHost). An APIKey is sent as a bearer token.
 func NewOllama(ep Endpoint) (*Ollama, error) {
-	base, err := ParseOllamaHost(ep.BaseURL)
+	base, err := ollamaenv.ParseHost(ep.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.Name, err)
 	}
@@ -60,7 +59,7 @@ func NewOllama(ep Endpoint) (*Ollama, error) {
 		c.Transport = bearer{key: ep.APIKey, next: rt}
 		hc = &c
 	}
-	return &Ollama{ep: ep, client: api.NewClient(base, hc), infos: map[string]ModelInfo{}}, nil
+	return &Ollama{ep: ep, client: api.NewClient(base, hc), infos: map[string]provider.ModelInfo{}}, nil
 }
 
 type bearer struct {
@@ -74,56 +73,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// ParseOllamaHost reads an address the way OLLAMA_HOST is written:
-// "host", "host:port", ":port", "scheme://host[:port][/path]"; the port
-// defaults to 11434 (80/443 with an explicit http/https scheme and no
-// port). Empty gives DefaultOllamaHost.
-func ParseOllamaHost(s string) (*url.URL, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		s = DefaultOllamaHost
-	}
-	scheme, rest, ok := strings.Cut(s, "://")
-	port := "11434"
-	switch {
-	case !ok:
-		scheme, rest = "http", s
-	case scheme == "http":
-		port = "80"
-	case scheme == "https":
-		port = "443"
-	default:
-		return nil, fmt.Errorf("ollama host %q: scheme must be http or https", s)
-	}
-	hostport, path, _ := strings.Cut(rest, "/")
-	host, p, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	} else {
-		port = p
-	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return nil, fmt.Errorf("ollama host %q: bad port %q", s, port)
-	}
-	if strings.ContainsAny(host, " /?#@") {
-		return nil, fmt.Errorf("ollama host %q: bad host %q", s, host)
-	}
-	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
-	if path != "" {
-		u.Path = "/" + path
-	}
-	return u, nil
-}
-
 // Name returns the provider's name.
 func (p *Ollama) Name() string { return p.ep.Name }
 
 // Models lists the pulled models (GET /api/tags), with the configured ones
 // added; windows are filled in by Info, which asks /api/show.
-func (p *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
+func (p *Ollama) Models(ctx context.Context) ([]provider.ModelInfo, error) {
 	list, err := p.client.List(ctx)
 	if err != nil {
 		if len(p.ep.Models) > 0 {
@@ -131,7 +86,7 @@ func (p *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
 		}
 		return nil, fmt.Errorf("%s: list models: %w", p.ep.Name, err)
 	}
-	var out []ModelInfo
+	var out []provider.ModelInfo
 	for _, m := range list.Models {
 		out = append(out, p.ep.info(m.Name))
 	}
@@ -142,7 +97,7 @@ func (p *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
 // warden will run it with (the configuration's contextWindow, else the
 // Modelfile's num_ctx, else the trained window capped at
 // DefaultOllamaNumCtx).
-func (p *Ollama) Info(ctx context.Context, model string) (ModelInfo, error) {
+func (p *Ollama) Info(ctx context.Context, model string) (provider.ModelInfo, error) {
 	p.mu.Lock()
 	mi, ok := p.infos[model]
 	p.mu.Unlock()
@@ -155,10 +110,10 @@ func (p *Ollama) Info(ctx context.Context, model string) (ModelInfo, error) {
 	}
 	show, err := p.client.Show(ctx, &api.ShowRequest{Model: model})
 	if err != nil {
-		return ModelInfo{}, fmt.Errorf("%s: show %s: %w", p.ep.Name, model, p.wrap(err))
+		return provider.ModelInfo{}, fmt.Errorf("%s: show %s: %w", p.ep.Name, model, p.wrap(err))
 	}
 	trained := ollamaTrainedContext(show.ModelInfo)
-	switch n := OllamaNumCtx(show.Parameters); {
+	switch n := ollamaenv.NumCtx(show.Parameters); {
 	case n > 0:
 		mi.ContextWindow = n
 	case trained > 0:
@@ -189,24 +144,8 @@ func ollamaTrainedContext(info map[string]any) int {
 	return 0
 }
 
-// OllamaNumCtx reads the num_ctx line of /api/show's parameters (the
-// Modelfile's PARAMETER lines: "name value" per line); 0 when absent or
-// not a positive number.
-func OllamaNumCtx(params string) int {
-	for _, line := range strings.Split(params, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 2 && fields[0] == "num_ctx" {
-			n, err := strconv.Atoi(fields[1])
-			if err == nil && n > 0 {
-				return n
-			}
-		}
-	}
-	return 0
-}
-
 // Stream runs one /api/chat request, streamed.
-func (p *Ollama) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+func (p *Ollama) Stream(ctx context.Context, req provider.Request, onDelta func(provider.Delta)) (*provider.Response, error) {
 	info, err := p.Info(ctx, req.Model)
 	if err != nil {
 		return nil, ctxErr(ctx, p.ep.Name, err)
@@ -216,7 +155,7 @@ func (p *Ollama) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		return nil, fmt.Errorf("%s: %w", p.ep.Name, err)
 	}
 	estimate := EstimateTokens(req)
-	resp, err := withRetry(ctx, p.ep.Retry, p.ep.Log, p.ep.Name, ollamaRetryable, onDelta, func(emit func(Delta)) (*Response, error) {
+	resp, err := withRetry(ctx, p.ep.Retry, p.ep.Log, p.ep.Name, ollamaRetryable, onDelta, func(emit func(provider.Delta)) (*provider.Response, error) {
 		return p.once(ctx, chat, emit)
 	})
 	if err != nil {
@@ -234,7 +173,7 @@ func (p *Ollama) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 // EstimateTokens is a rough count of the tokens a request sends (about
 // four bytes a token, plus a little per message and tool), for checks
 // against what a provider reports; never a substitute for reported usage.
-func EstimateTokens(req Request) int {
+func EstimateTokens(req provider.Request) int {
 	n := len(req.System)
 	for _, m := range req.Messages {
 		n += 16
@@ -254,7 +193,7 @@ func EstimateTokens(req Request) int {
 	return n / 4
 }
 
-func (p *Ollama) chatRequest(req Request, numCtx int) (*api.ChatRequest, error) {
+func (p *Ollama) chatRequest(req provider.Request, numCtx int) (*api.ChatRequest, error) {
 	stream, truncate := true, false
 	chat := &api.ChatRequest{Model: req.Model, Stream: &stream, Truncate: &truncate, Options: map[string]any{}}
 	if numCtx > 0 {
@@ -275,10 +214,10 @@ func (p *Ollama) chatRequest(req Request, numCtx int) (*api.ChatRequest, error) 
 	names := map[string]string{} // tool call id → name, for tool messages
 	for _, m := range req.Messages {
 		switch m.Role {
-		case RoleAssistant:
+		case provider.RoleAssistant:
 			am := api.Message{Role: "assistant", Content: m.Text()}
 			for _, part := range m.Parts {
-				if part.Type == PartThinking {
+				if part.Type == provider.PartThinking {
 					am.Thinking += part.Text
 				}
 			}
@@ -295,10 +234,10 @@ func (p *Ollama) chatRequest(req Request, numCtx int) (*api.ChatRequest, error) 
 			var text strings.Builder
 			for _, part := range m.Parts {
 				switch {
-				case part.Type == PartToolResult && part.ToolResult != nil:
+				case part.Type == provider.PartToolResult && part.ToolResult != nil:
 					r := part.ToolResult
 					chat.Messages = append(chat.Messages, api.Message{Role: "tool", Content: resultText(*r), ToolCallID: r.CallID, ToolName: names[r.CallID]})
-				case part.Type == PartText:
+				case part.Type == provider.PartText:
 					text.WriteString(part.Text)
 				}
 			}
@@ -327,20 +266,20 @@ func newCallID() string {
 	return "call_" + hex.EncodeToString(b[:])
 }
 
-func (p *Ollama) once(ctx context.Context, chat *api.ChatRequest, emit func(Delta)) (*Response, error) {
+func (p *Ollama) once(ctx context.Context, chat *api.ChatRequest, emit func(provider.Delta)) (*provider.Response, error) {
 	var (
 		text, thinking strings.Builder
-		calls          []ToolCall
+		calls          []provider.ToolCall
 		done           *api.ChatResponse
 	)
 	err := p.client.Chat(ctx, chat, func(r api.ChatResponse) error {
 		if r.Message.Thinking != "" {
 			thinking.WriteString(r.Message.Thinking)
-			emit(Delta{Kind: DeltaThinking, Text: r.Message.Thinking})
+			emit(provider.Delta{Kind: provider.DeltaThinking, Text: r.Message.Thinking})
 		}
 		if r.Message.Content != "" {
 			text.WriteString(r.Message.Content)
-			emit(Delta{Kind: DeltaText, Text: r.Message.Content})
+			emit(provider.Delta{Kind: provider.DeltaText, Text: r.Message.Content})
 		}
 		for _, tc := range r.Message.ToolCalls {
 			args, err := json.Marshal(tc.Function.Arguments)
@@ -351,8 +290,8 @@ func (p *Ollama) once(ctx context.Context, chat *api.ChatRequest, emit func(Delt
 			if id == "" {
 				id = newCallID() // unique across the session's steps
 			}
-			calls = append(calls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: args})
-			emit(Delta{Kind: DeltaToolStart, ToolCallID: id, ToolName: tc.Function.Name})
+			calls = append(calls, provider.ToolCall{ID: id, Name: tc.Function.Name, Arguments: args})
+			emit(provider.Delta{Kind: provider.DeltaToolStart, ToolCallID: id, ToolName: tc.Function.Name})
 		}
 		if r.Done {
 			d := r
@@ -369,27 +308,27 @@ func (p *Ollama) once(ctx context.Context, chat *api.ChatRequest, emit func(Delt
 	if done == nil {
 		return nil, fmt.Errorf("%s: stream ended before done: %w", p.ep.Name, io.ErrUnexpectedEOF)
 	}
-	resp := &Response{Message: Message{Role: RoleAssistant},
-		Usage: Usage{InputTokens: int64(done.PromptEvalCount), OutputTokens: int64(done.EvalCount)}}
+	resp := &provider.Response{Message: provider.Message{Role: provider.RoleAssistant},
+		Usage: provider.Usage{InputTokens: int64(done.PromptEvalCount), OutputTokens: int64(done.EvalCount)}}
 	if thinking.Len() > 0 {
-		resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartThinking, Text: thinking.String()})
+		resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartThinking, Text: thinking.String()})
 	}
 	if text.Len() > 0 {
-		resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartText, Text: text.String()})
+		resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartText, Text: text.String()})
 	}
 	for i := range calls {
-		resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartToolCall, ToolCall: &calls[i]})
+		resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartToolCall, ToolCall: &calls[i]})
 	}
 	switch done.DoneReason {
 	case "stop", "":
-		resp.StopReason = StopEnd
+		resp.StopReason = provider.StopEnd
 		if len(calls) > 0 {
-			resp.StopReason = StopToolCalls
+			resp.StopReason = provider.StopToolCalls
 		}
 	case "length":
-		resp.StopReason = StopMaxTokens
+		resp.StopReason = provider.StopMaxTokens
 	default:
-		resp.StopReason = StopOther
+		resp.StopReason = provider.StopOther
 	}
 	return resp, nil
 }
@@ -403,7 +342,7 @@ func (p *Ollama) wrap(err error) error {
 		msg = se.ErrorMessage
 	}
 	if overflowText(msg) {
-		return fmt.Errorf("%s: %w: %w", p.ep.Name, ErrContextOverflow, err)
+		return fmt.Errorf("%s: %w: %w", p.ep.Name, provider.ErrContextOverflow, err)
 	}
 	return fmt.Errorf("%s: %w", p.ep.Name, err)
 }

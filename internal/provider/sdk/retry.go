@@ -1,4 +1,4 @@
-package provider
+package sdk
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/warden-dev/warden/internal/provider"
 )
 
 // Retry bounds the retries of a request that failed before its first
@@ -58,9 +60,9 @@ type retryable func(error) (bool, time.Duration)
 // emitted, fails for good, or the attempts run out. onDelta is wrapped so
 // that the first delta is noticed.
 func withRetry(ctx context.Context, r Retry, log *slog.Logger, name string, can retryable,
-	onDelta func(Delta), attempt func(emit func(Delta)) (*Response, error)) (*Response, error) {
+	onDelta func(provider.Delta), attempt func(emit func(provider.Delta)) (*provider.Response, error)) (*provider.Response, error) {
 	emitted := false
-	emit := func(d Delta) {
+	emit := func(d provider.Delta) {
 		emitted = true
 		if onDelta != nil {
 			onDelta(d)
@@ -74,7 +76,7 @@ func withRetry(ctx context.Context, r Retry, log *slog.Logger, name string, can 
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, fmt.Errorf("%s: %w", name, ctxErr)
 		}
-		if emitted || try >= r.attempts() || errors.Is(err, ErrContextOverflow) {
+		if emitted || try >= r.attempts() || errors.Is(err, provider.ErrContextOverflow) {
 			return nil, err
 		}
 		ok, after := can(err)

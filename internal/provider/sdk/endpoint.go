@@ -1,4 +1,4 @@
-package provider
+package sdk
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/warden-dev/warden/internal/provider"
 )
 
 // Endpoint is what every adapter is built from: one configured provider
@@ -28,7 +30,7 @@ type Endpoint struct {
 	// Models are models the configuration names, with their windows when
 	// known: listed even when the endpoint does not report them, and their
 	// figures win over the adapter's own.
-	Models []ModelInfo
+	Models []provider.ModelInfo
 	// Retry bounds retries before the first delta.
 	Retry Retry
 	// Log receives retry warnings; nil means none.
@@ -43,19 +45,19 @@ func (e Endpoint) httpClient() *http.Client {
 }
 
 // configured returns the configured info of model, if any.
-func (e Endpoint) configured(model string) (ModelInfo, bool) {
+func (e Endpoint) configured(model string) (provider.ModelInfo, bool) {
 	for _, m := range e.Models {
 		if m.Name == model {
 			return m, true
 		}
 	}
-	return ModelInfo{}, false
+	return provider.ModelInfo{}, false
 }
 
 // info fills in a ModelInfo for model: the configured figures, else the
 // known ones (knownWindow), else zeros.
-func (e Endpoint) info(model string) ModelInfo {
-	mi := ModelInfo{ID: e.Name + "/" + model, Provider: e.Name, Name: model}
+func (e Endpoint) info(model string) provider.ModelInfo {
+	mi := provider.ModelInfo{ID: e.Name + "/" + model, Provider: e.Name, Name: model}
 	if c, ok := e.configured(model); ok {
 		mi.ContextWindow, mi.MaxOutput = c.ContextWindow, c.MaxOutput
 	}
@@ -67,9 +69,9 @@ func (e Endpoint) info(model string) ModelInfo {
 
 // merge returns the reported models, with the configured ones that were not
 // reported, sorted by ID.
-func (e Endpoint) merge(reported []ModelInfo) []ModelInfo {
+func (e Endpoint) merge(reported []provider.ModelInfo) []provider.ModelInfo {
 	seen := map[string]bool{}
-	out := make([]ModelInfo, 0, len(reported)+len(e.Models))
+	out := make([]provider.ModelInfo, 0, len(reported)+len(e.Models))
 	for _, m := range reported {
 		if seen[m.Name] {
 			continue

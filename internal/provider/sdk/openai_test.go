@@ -1,4 +1,4 @@
-package provider_test
+package sdk_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/fakemodel/openai"
 	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 )
 
 func openAIReply(s step) openai.Reply {
@@ -37,7 +38,7 @@ func newOpenAIHarness(t *testing.T) (harness, *openai.Server) {
 	q := openai.NewQueue()
 	srv := openai.New(q.Next)
 	t.Cleanup(srv.Close)
-	p := provider.NewOpenAI(provider.Endpoint{Name: "openai", BaseURL: srv.URL + "/v1", APIKey: "sk-test",
+	p := sdk.NewOpenAI(sdk.Endpoint{Name: "openai", BaseURL: srv.URL + "/v1", APIKey: "sk-test",
 		HTTPClient: testClient(t), Retry: fastRetry()})
 	return harness{
 		p: p, model: "fake-model",
@@ -105,7 +106,7 @@ func TestOpenAINoUsageAndInvalidArgs(t *testing.T) {
 	q := openai.NewQueue(openai.Reply{Calls: []openai.Call{{Name: "read", RawArgs: `{"path": "a.go"`}}, NoUsage: true})
 	srv := openai.New(q.Next)
 	defer srv.Close()
-	p := provider.NewOpenAI(provider.Endpoint{Name: "local", BaseURL: srv.URL + "/v1", HTTPClient: testClient(t), Retry: fastRetry()})
+	p := sdk.NewOpenAI(sdk.Endpoint{Name: "local", BaseURL: srv.URL + "/v1", HTTPClient: testClient(t), Retry: fastRetry()})
 	resp, err := p.Stream(context.Background(), provider.Request{Model: "m", Tools: []provider.Tool{readTool},
 		Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hi"}}}}}, nil)
 	if err != nil {
@@ -127,7 +128,7 @@ func TestOpenAIModels(t *testing.T) {
 	srv := openai.New(openai.NewQueue().Next)
 	defer srv.Close()
 	srv.SetModels("gpt-4.1", "my-local")
-	p := provider.NewOpenAI(provider.Endpoint{Name: "openai", BaseURL: srv.URL + "/v1", HTTPClient: testClient(t),
+	p := sdk.NewOpenAI(sdk.Endpoint{Name: "openai", BaseURL: srv.URL + "/v1", HTTPClient: testClient(t),
 		Models: []provider.ModelInfo{{Name: "my-local", ContextWindow: 32768}, {Name: "unlisted", ContextWindow: 8192}}})
 	ms, err := p.Models(context.Background())
 	if err != nil {

@@ -1,10 +1,11 @@
-package provider
+package sdk
 
 import (
 	"fmt"
 	"net/http"
 
 	"github.com/warden-dev/warden/internal/config"
+	"github.com/warden-dev/warden/internal/provider"
 )
 
 // FromConfig builds the registry the way users already configure these
@@ -19,8 +20,8 @@ import (
 //
 // Every adapter makes its requests with hc (nil: a client of its own).
 // Nothing is asked of the endpoints here.
-func FromConfig(entries []config.Provider, getenv func(string) string, hc *http.Client) (*Registry, error) {
-	reg := NewRegistry()
+func FromConfig(entries []config.Provider, getenv func(string) string, hc *http.Client) (*provider.Registry, error) {
+	reg := provider.NewRegistry()
 	if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
 		reg.Add(NewOpenAI(Endpoint{Name: "openai", BaseURL: getenv("OPENAI_BASE_URL"), APIKey: getenv("OPENAI_API_KEY"), HTTPClient: hc}))
 	}
@@ -51,7 +52,7 @@ var standardEnv = map[string][2]string{
 	"ollama":    {"OLLAMA_HOST", ""},
 }
 
-func fromEntry(e config.Provider, getenv func(string) string, hc *http.Client) (Provider, error) {
+func fromEntry(e config.Provider, getenv func(string) string, hc *http.Client) (provider.Provider, error) {
 	std, ok := standardEnv[e.Type]
 	if !ok {
 		return nil, fmt.Errorf("unknown type %q", e.Type)
@@ -72,7 +73,7 @@ func fromEntry(e config.Provider, getenv func(string) string, hc *http.Client) (
 		ep.BaseURL = getenv(std[0])
 	}
 	for _, m := range e.Models {
-		ep.Models = append(ep.Models, ModelInfo{ID: e.Name + "/" + m.Name, Provider: e.Name, Name: m.Name,
+		ep.Models = append(ep.Models, provider.ModelInfo{ID: e.Name + "/" + m.Name, Provider: e.Name, Name: m.Name,
 			ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput})
 	}
 	switch e.Type {

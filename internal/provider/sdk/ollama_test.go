@@ -1,4 +1,4 @@
-package provider_test
+package sdk_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/fakemodel/ollama"
 	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 )
 
 func ollamaReply(s step) ollama.Reply {
@@ -40,7 +41,7 @@ func newOllamaHarness(t *testing.T) (harness, *ollama.Server) {
 	q := ollama.NewQueue()
 	srv := ollama.New(q.Next)
 	t.Cleanup(srv.Close)
-	p, err := provider.NewOllama(provider.Endpoint{Name: "ollama", BaseURL: srv.URL, HTTPClient: testClient(t), Retry: fastRetry()})
+	p, err := sdk.NewOllama(sdk.Endpoint{Name: "ollama", BaseURL: srv.URL, HTTPClient: testClient(t), Retry: fastRetry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +95,8 @@ func TestOllamaNumCtxAndWire(t *testing.T) {
 		t.Fatalf("parts %+v", resp.Message.Parts)
 	}
 	req := srv.Requests()[0]
-	if req.NumCtx() != provider.DefaultOllamaNumCtx {
-		t.Fatalf("num_ctx %d, want the trained 131072 capped at %d", req.NumCtx(), provider.DefaultOllamaNumCtx)
+	if req.NumCtx() != sdk.DefaultOllamaNumCtx {
+		t.Fatalf("num_ctx %d, want the trained 131072 capped at %d", req.NumCtx(), sdk.DefaultOllamaNumCtx)
 	}
 	if req.Truncate == nil || *req.Truncate || string(req.Think) != "true" || req.Options["num_predict"] != float64(50) {
 		t.Fatalf("truncate %v think %s options %v", req.Truncate, req.Think, req.Options)
@@ -111,7 +112,7 @@ func TestOllamaNumCtxAndWire(t *testing.T) {
 		t.Fatalf("/api/show asked %v: once per model", shows)
 	}
 	mi, err := h.p.Info(context.Background(), "qwen2.5-coder:7b")
-	if err != nil || mi.ContextWindow != provider.DefaultOllamaNumCtx || mi.ID != "ollama/qwen2.5-coder:7b" {
+	if err != nil || mi.ContextWindow != sdk.DefaultOllamaNumCtx || mi.ID != "ollama/qwen2.5-coder:7b" {
 		t.Fatalf("Info %+v %v", mi, err)
 	}
 }
@@ -120,7 +121,7 @@ func TestOllamaConfiguredWindow(t *testing.T) {
 	q := ollama.NewQueue(ollama.Reply{Text: "ok"})
 	srv := ollama.New(q.Next)
 	defer srv.Close()
-	p, err := provider.NewOllama(provider.Endpoint{Name: "ollama", BaseURL: srv.URL, HTTPClient: testClient(t),
+	p, err := sdk.NewOllama(sdk.Endpoint{Name: "ollama", BaseURL: srv.URL, HTTPClient: testClient(t),
 		Models: []provider.ModelInfo{{Name: "qwen2.5-coder:7b", ContextWindow: 65536}}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestOllamaCutPromptWarns(t *testing.T) {
 	srv := ollama.New(q.Next)
 	defer srv.Close()
 	srv.SetModels(ollama.Model{Name: "small", ContextLength: 2048})
-	p, err := provider.NewOllama(provider.Endpoint{Name: "ollama", BaseURL: srv.URL, HTTPClient: testClient(t)})
+	p, err := sdk.NewOllama(sdk.Endpoint{Name: "ollama", BaseURL: srv.URL, HTTPClient: testClient(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestOllamaModelsAndErrors(t *testing.T) {
 	srv := ollama.New(q.Next)
 	defer srv.Close()
 	srv.SetModels(ollama.Model{Name: "llama3.2:latest", ContextLength: 131072}, ollama.Model{Name: "qwen3:8b", ContextLength: 40960})
-	p, err := provider.NewOllama(provider.Endpoint{Name: "local", BaseURL: srv.URL, APIKey: "k", HTTPClient: testClient(t), Retry: fastRetry()})
+	p, err := sdk.NewOllama(sdk.Endpoint{Name: "local", BaseURL: srv.URL, APIKey: "k", HTTPClient: testClient(t), Retry: fastRetry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,74 +189,4 @@ func TestOllamaModelsAndErrors(t *testing.T) {
 	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer k" {
 		t.Fatalf("Authorization %q", got)
 	}
-}
-
-func TestParseOllamaHost(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                         "http://127.0.0.1:11434",
-		"localhost":                "http://localhost:11434",
-		"0.0.0.0":                  "http://127.0.0.1:11434",
-		":8080":                    "http://127.0.0.1:8080",
-		"example.com:1234":         "http://example.com:1234",
-		"https://ollama.example":   "https://ollama.example:443",
-		"http://10.0.0.2/ollama":   "http://10.0.0.2:80/ollama",
-		"[::1]:11434":              "http://[::1]:11434",
-		"http://box.local:11434/":  "http://box.local:11434",
-		"  http://127.0.0.1:9999 ": "http://127.0.0.1:9999",
-	} {
-		u, err := provider.ParseOllamaHost(in)
-		if err != nil || u.String() != want {
-			t.Errorf("ParseOllamaHost(%q) = %v, %v; want %s", in, u, err, want)
-		}
-	}
-	for _, bad := range []string{"ftp://x", "host:99999", "host:abc", "http://a b"} {
-		if u, err := provider.ParseOllamaHost(bad); err == nil {
-			t.Errorf("ParseOllamaHost(%q) = %v, want an error", bad, u)
-		}
-	}
-}
-
-func TestOllamaNumCtx(t *testing.T) {
-	for in, want := range map[string]int{
-		"num_ctx                        16384\nstop \"<|im_end|>\"": 16384,
-		"stop \"x\"\ntemperature 0.7":                               0,
-		"num_ctx -5":                                                0,
-		"num_ctx 8192 extra":                                        0,
-		"":                                                          0,
-	} {
-		if got := provider.OllamaNumCtx(in); got != want {
-			t.Errorf("OllamaNumCtx(%q) = %d, want %d", in, got, want)
-		}
-	}
-}
-
-func FuzzParseOllamaHost(f *testing.F) {
-	for _, s := range []string{"", "localhost", ":8080", "https://h:1/p", "[::1]:11434", "http://a b", "0.0.0.0:0"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		u, err := provider.ParseOllamaHost(s)
-		if err != nil {
-			return
-		}
-		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Port() == "" {
-			t.Fatalf("ParseOllamaHost(%q) = %v: no scheme, host or port", s, u)
-		}
-		// what it returns parses back to itself
-		again, err := provider.ParseOllamaHost(u.String())
-		if err != nil || again.String() != u.String() {
-			t.Fatalf("ParseOllamaHost(%q) = %v, again %v %v", s, u, again, err)
-		}
-	})
-}
-
-func FuzzOllamaNumCtx(f *testing.F) {
-	for _, s := range []string{"num_ctx 4096", "num_ctx\t8192\nstop x", "num_ctx 0", "num_ctx 99999999999999999999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if n := provider.OllamaNumCtx(s); n < 0 {
-			t.Fatalf("OllamaNumCtx(%q) = %d", s, n)
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package provider_test
+package sdk_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/fakemodel/anthropic"
 	"github.com/warden-dev/warden/internal/provider"
+	"github.com/warden-dev/warden/internal/provider/sdk"
 )
 
 func anthropicReply(s step) anthropic.Reply {
@@ -37,7 +38,7 @@ func newAnthropicHarness(t *testing.T) (harness, *anthropic.Server) {
 	q := anthropic.NewQueue()
 	srv := anthropic.New(q.Next)
 	t.Cleanup(srv.Close)
-	p := provider.NewAnthropic(provider.Endpoint{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test",
+	p := sdk.NewAnthropic(sdk.Endpoint{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test",
 		HTTPClient: testClient(t), Retry: fastRetry()})
 	return harness{
 		p: p, model: "claude-fake",
@@ -87,7 +88,7 @@ func TestAnthropicThinkingRoundTrip(t *testing.T) {
 		anthropic.Reply{Text: "Done."})
 	srv := anthropic.New(q.Next)
 	defer srv.Close()
-	p := provider.NewAnthropic(provider.Endpoint{Name: "anthropic", BaseURL: srv.URL, HTTPClient: testClient(t), Retry: fastRetry()})
+	p := sdk.NewAnthropic(sdk.Endpoint{Name: "anthropic", BaseURL: srv.URL, HTTPClient: testClient(t), Retry: fastRetry()})
 	user := provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "read a.go"}}}
 	ds, on := collect()
 	resp, err := p.Stream(context.Background(), provider.Request{Model: "claude-sonnet-4-5", ThinkingBudget: 2048,
@@ -146,7 +147,7 @@ func TestAnthropicMergesUserSide(t *testing.T) {
 	q := anthropic.NewQueue(anthropic.Reply{Text: "ok"})
 	srv := anthropic.New(q.Next)
 	defer srv.Close()
-	p := provider.NewAnthropic(provider.Endpoint{Name: "anthropic", BaseURL: srv.URL, HTTPClient: testClient(t), Retry: fastRetry()})
+	p := sdk.NewAnthropic(sdk.Endpoint{Name: "anthropic", BaseURL: srv.URL, HTTPClient: testClient(t), Retry: fastRetry()})
 	hist := []provider.Message{
 		{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "go"}}},
 		{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartToolCall, ToolCall: &provider.ToolCall{ID: "t1", Name: "read", Arguments: json.RawMessage(`{"path":`)}}}},
@@ -176,7 +177,7 @@ func TestAnthropicModels(t *testing.T) {
 	srv := anthropic.New(anthropic.NewQueue().Next)
 	defer srv.Close()
 	srv.SetModels(anthropic.Model{ID: "claude-sonnet-4-5", MaxInputTokens: 1000000, MaxTokens: 64000}, anthropic.Model{ID: "claude-haiku-4-5"})
-	p := provider.NewAnthropic(provider.Endpoint{Name: "anthropic", BaseURL: srv.URL, HTTPClient: testClient(t)})
+	p := sdk.NewAnthropic(sdk.Endpoint{Name: "anthropic", BaseURL: srv.URL, HTTPClient: testClient(t)})
 	ms, err := p.Models(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package provider
+package sdk
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	ant "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/warden-dev/warden/internal/provider"
 )
 
 // DefaultAnthropicBaseURL is Anthropic's API.
@@ -60,8 +61,8 @@ func (p *Anthropic) Name() string { return p.ep.Name }
 
 // Models lists GET /v1/models (with each model's window), with the
 // configured models added.
-func (p *Anthropic) Models(ctx context.Context) ([]ModelInfo, error) {
-	var out []ModelInfo
+func (p *Anthropic) Models(ctx context.Context) ([]provider.ModelInfo, error) {
+	var out []provider.ModelInfo
 	pager := p.models.ListAutoPaging(ctx, ant.ModelListParams{Limit: ant.Int(1000)})
 	for pager.Next() {
 		m := pager.Current()
@@ -76,7 +77,7 @@ func (p *Anthropic) Models(ctx context.Context) ([]ModelInfo, error) {
 	return p.ep.merge(out), nil
 }
 
-func (p *Anthropic) modelInfo(m ant.ModelInfo) ModelInfo {
+func (p *Anthropic) modelInfo(m ant.ModelInfo) provider.ModelInfo {
 	mi := p.ep.info(m.ID)
 	if _, ok := p.ep.configured(m.ID); !ok {
 		if m.MaxInputTokens > 0 {
@@ -91,7 +92,7 @@ func (p *Anthropic) modelInfo(m ant.ModelInfo) ModelInfo {
 
 // Info describes model: the configuration's figures, else what GET
 // /v1/models/{id} reports, else the known windows.
-func (p *Anthropic) Info(ctx context.Context, model string) (ModelInfo, error) {
+func (p *Anthropic) Info(ctx context.Context, model string) (provider.ModelInfo, error) {
 	if c, ok := p.ep.configured(model); ok && c.ContextWindow > 0 {
 		return p.ep.info(model), nil
 	}
@@ -104,17 +105,17 @@ func (p *Anthropic) Info(ctx context.Context, model string) (ModelInfo, error) {
 }
 
 // Stream runs one Messages request, streamed.
-func (p *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+func (p *Anthropic) Stream(ctx context.Context, req provider.Request, onDelta func(provider.Delta)) (*provider.Response, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.ep.Name, err)
 	}
-	return withRetry(ctx, p.ep.Retry, p.ep.Log, p.ep.Name, anthropicRetryable, onDelta, func(emit func(Delta)) (*Response, error) {
+	return withRetry(ctx, p.ep.Retry, p.ep.Log, p.ep.Name, anthropicRetryable, onDelta, func(emit func(provider.Delta)) (*provider.Response, error) {
 		return p.once(ctx, params, emit)
 	})
 }
 
-func (p *Anthropic) params(req Request) (ant.MessageNewParams, error) {
+func (p *Anthropic) params(req provider.Request) (ant.MessageNewParams, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		if _, out := knownWindow(req.Model, 0); out > 0 {
@@ -166,7 +167,7 @@ func (p *Anthropic) params(req Request) (ant.MessageNewParams, error) {
 // user messages (first in their message, as the API wants), consecutive
 // user-side messages are merged, thinking goes back only with its
 // signature, empty text is left out (the API refuses it).
-func anthropicMessages(ms []Message) []ant.MessageParam {
+func anthropicMessages(ms []provider.Message) []ant.MessageParam {
 	var out []ant.MessageParam
 	var user []ant.ContentBlockParamUnion // pending user-side blocks
 	var userText []ant.ContentBlockParamUnion
@@ -178,16 +179,16 @@ func anthropicMessages(ms []Message) []ant.MessageParam {
 		user, userText = nil, nil
 	}
 	for _, m := range ms {
-		if m.Role != RoleAssistant {
+		if m.Role != provider.RoleAssistant {
 			for _, part := range m.Parts {
 				switch {
-				case part.Type == PartToolResult && part.ToolResult != nil:
+				case part.Type == provider.PartToolResult && part.ToolResult != nil:
 					content := part.ToolResult.Content
 					if content == "" {
 						content = "(no output)"
 					}
 					user = append(user, ant.NewToolResultBlock(part.ToolResult.CallID, content, part.ToolResult.IsError))
-				case part.Type == PartText && part.Text != "":
+				case part.Type == provider.PartText && part.Text != "":
 					userText = append(userText, ant.NewTextBlock(part.Text))
 				}
 			}
@@ -197,7 +198,7 @@ func anthropicMessages(ms []Message) []ant.MessageParam {
 		var blocks []ant.ContentBlockParamUnion
 		for _, part := range m.Parts {
 			switch part.Type {
-			case PartThinking:
+			case provider.PartThinking:
 				var pd anthropicThinking
 				if json.Unmarshal(part.ProviderData, &pd) != nil {
 					continue // thinking from another provider: no signature, not sent
@@ -208,11 +209,11 @@ func anthropicMessages(ms []Message) []ant.MessageParam {
 				case "redacted_thinking":
 					blocks = append(blocks, ant.NewRedactedThinkingBlock(pd.Data))
 				}
-			case PartText:
+			case provider.PartText:
 				if part.Text != "" {
 					blocks = append(blocks, ant.NewTextBlock(part.Text))
 				}
-			case PartToolCall:
+			case provider.PartToolCall:
 				if part.ToolCall == nil {
 					continue
 				}
@@ -241,12 +242,12 @@ type anthropicBlock struct {
 	input     strings.Builder
 }
 
-func (p *Anthropic) once(ctx context.Context, params ant.MessageNewParams, emit func(Delta)) (*Response, error) {
+func (p *Anthropic) once(ctx context.Context, params ant.MessageNewParams, emit func(provider.Delta)) (*provider.Response, error) {
 	stream := p.messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	blocks := map[int64]*anthropicBlock{}
 	var (
-		usage   Usage
+		usage   provider.Usage
 		stop    string
 		stopped bool
 	)
@@ -255,7 +256,7 @@ func (p *Anthropic) once(ctx context.Context, params ant.MessageNewParams, emit 
 		switch ev.Type {
 		case "message_start":
 			u := ev.Message.Usage
-			usage = Usage{
+			usage = provider.Usage{
 				InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
 				OutputTokens:     u.OutputTokens,
 				CacheReadTokens:  u.CacheReadInputTokens,
@@ -269,15 +270,15 @@ func (p *Anthropic) once(ctx context.Context, params ant.MessageNewParams, emit 
 			case "text":
 				if cb.Text != "" {
 					b.text.WriteString(cb.Text)
-					emit(Delta{Kind: DeltaText, Text: cb.Text})
+					emit(provider.Delta{Kind: provider.DeltaText, Text: cb.Text})
 				}
 			case "thinking":
 				if cb.Thinking != "" {
 					b.text.WriteString(cb.Thinking)
-					emit(Delta{Kind: DeltaThinking, Text: cb.Thinking})
+					emit(provider.Delta{Kind: provider.DeltaThinking, Text: cb.Thinking})
 				}
 			case "tool_use":
-				emit(Delta{Kind: DeltaToolStart, ToolCallID: cb.ID, ToolName: cb.Name})
+				emit(provider.Delta{Kind: provider.DeltaToolStart, ToolCallID: cb.ID, ToolName: cb.Name})
 			}
 		case "content_block_delta":
 			b := blocks[ev.Index]
@@ -288,10 +289,10 @@ func (p *Anthropic) once(ctx context.Context, params ant.MessageNewParams, emit 
 			switch d.Type {
 			case "text_delta":
 				b.text.WriteString(d.Text)
-				emit(Delta{Kind: DeltaText, Text: d.Text})
+				emit(provider.Delta{Kind: provider.DeltaText, Text: d.Text})
 			case "thinking_delta":
 				b.text.WriteString(d.Thinking)
-				emit(Delta{Kind: DeltaThinking, Text: d.Thinking})
+				emit(provider.Delta{Kind: provider.DeltaThinking, Text: d.Thinking})
 			case "signature_delta":
 				b.signature += d.Signature
 			case "input_json_delta":
@@ -321,7 +322,7 @@ func (p *Anthropic) once(ctx context.Context, params ant.MessageNewParams, emit 
 	if !stopped {
 		return nil, fmt.Errorf("%s: stream ended before message_stop: %w", p.ep.Name, io.ErrUnexpectedEOF)
 	}
-	resp := &Response{Message: Message{Role: RoleAssistant}, Usage: usage}
+	resp := &provider.Response{Message: provider.Message{Role: provider.RoleAssistant}, Usage: usage}
 	idx := make([]int64, 0, len(blocks))
 	for i := range blocks {
 		idx = append(idx, i)
@@ -332,32 +333,32 @@ func (p *Anthropic) once(ctx context.Context, params ant.MessageNewParams, emit 
 		switch b.typ {
 		case "text":
 			if b.text.Len() > 0 {
-				resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartText, Text: b.text.String()})
+				resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartText, Text: b.text.String()})
 			}
 		case "thinking":
 			pd, _ := json.Marshal(anthropicThinking{Type: "thinking", Signature: b.signature})
-			resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartThinking, Text: b.text.String(), ProviderData: pd})
+			resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartThinking, Text: b.text.String(), ProviderData: pd})
 		case "redacted_thinking":
 			pd, _ := json.Marshal(anthropicThinking{Type: "redacted_thinking", Data: b.data})
-			resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartThinking, ProviderData: pd})
+			resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartThinking, ProviderData: pd})
 		case "tool_use":
 			args := b.input.String()
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			resp.Message.Parts = append(resp.Message.Parts, Part{Type: PartToolCall,
-				ToolCall: &ToolCall{ID: b.id, Name: b.name, Arguments: json.RawMessage(args)}})
+			resp.Message.Parts = append(resp.Message.Parts, provider.Part{Type: provider.PartToolCall,
+				ToolCall: &provider.ToolCall{ID: b.id, Name: b.name, Arguments: json.RawMessage(args)}})
 		}
 	}
 	switch stop {
 	case "end_turn", "stop_sequence":
-		resp.StopReason = StopEnd
+		resp.StopReason = provider.StopEnd
 	case "tool_use":
-		resp.StopReason = StopToolCalls
+		resp.StopReason = provider.StopToolCalls
 	case "max_tokens", "model_context_window_exceeded":
-		resp.StopReason = StopMaxTokens
+		resp.StopReason = provider.StopMaxTokens
 	default:
-		resp.StopReason = StopOther
+		resp.StopReason = provider.StopOther
 	}
 	return resp, nil
 }
@@ -367,7 +368,7 @@ func (p *Anthropic) wrap(err error) error {
 	var apiErr *ant.Error
 	if errors.As(err, &apiErr) {
 		if (apiErr.StatusCode == 400 || apiErr.StatusCode == 413) && overflowText(apiErr.Message) {
-			return fmt.Errorf("%s: %w: %s: %w", p.ep.Name, ErrContextOverflow, apiErr.Message, err)
+			return fmt.Errorf("%s: %w: %s: %w", p.ep.Name, provider.ErrContextOverflow, apiErr.Message, err)
 		}
 		if apiErr.Message != "" {
 			return fmt.Errorf("%s: %s: %w", p.ep.Name, apiErr.Message, err)
