@@ -1,4 +1,4 @@
-package agentapi
+package doortest
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
 	"github.com/warden-dev/warden/internal/ops"
 	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/protocol/agentapi"
 	"github.com/warden-dev/warden/internal/provider"
 	"github.com/warden-dev/warden/internal/provider/sdk"
 	"github.com/warden-dev/warden/internal/workspace"
@@ -105,7 +106,7 @@ func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harne
 	if err := h.eng.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Engine: h.eng, Credentials: credential.AdminOnly(token)})
+	srv, err := agentapi.New(agentapi.Options{Engine: h.eng, Credentials: credential.AdminOnly(token)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package agentapi
+package doortest
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/fakemodel"
 	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
+	"github.com/warden-dev/warden/internal/protocol/agentapi"
 	"github.com/warden-dev/warden/internal/testtools"
 )
 
@@ -139,7 +140,7 @@ func TestBusyAndAbortMidStream(t *testing.T) {
 	id := c.create(h)
 	turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "go"})
 	<-gate.Reached()
-	if code := c.callErr("agent.message", map[string]any{"sessionId": id, "content": "again"}); code != CodeAgentBusy {
+	if code := c.callErr("agent.message", map[string]any{"sessionId": id, "content": "again"}); code != agentapi.CodeAgentBusy {
 		t.Fatalf("second message: %d, want -32001", code)
 	}
 	var ab struct {
@@ -164,7 +165,7 @@ func TestBusyAndAbortMidStream(t *testing.T) {
 	if res := c.message(id, "again"); res.Text != "fresh" {
 		t.Fatalf("next turn %+v", res)
 	}
-	if code := c.callErr("agent.message", map[string]any{"sessionId": "ag_none", "content": "x"}); code != CodeSessionNotFound {
+	if code := c.callErr("agent.message", map[string]any{"sessionId": "ag_none", "content": "x"}); code != agentapi.CodeSessionNotFound {
 		t.Fatalf("unknown session: %d", code)
 	}
 	if code := c.callErr("agent.nothing", map[string]any{}); code != -32601 {
@@ -355,7 +356,7 @@ func TestCompactionKeepsTaskAndLastTurn(t *testing.T) {
 	// a session of one turn has nothing to save
 	one := c.create(h)
 	c.message(one, "only")
-	if code := c.callErr("context.compact", map[string]any{"sessionId": one}); code != CodeContextOverflow {
+	if code := c.callErr("context.compact", map[string]any{"sessionId": one}); code != agentapi.CodeContextOverflow {
 		t.Fatalf("compact of one turn: %d, want -32002", code)
 	}
 }
@@ -477,7 +478,7 @@ func TestOverflow(t *testing.T) {
 	}})
 	c := h.dial()
 	id := c.create(h)
-	if code := c.callErr("agent.message", map[string]any{"sessionId": id, "content": strings.Repeat("too long ", 2000)}); code != CodeContextOverflow {
+	if code := c.callErr("agent.message", map[string]any{"sessionId": id, "content": strings.Repeat("too long ", 2000)}); code != agentapi.CodeContextOverflow {
 		t.Fatalf("overflow: %d, want -32002", code)
 	}
 	if res := c.message(id, "short one"); res.Text != "short" {
