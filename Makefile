@@ -11,7 +11,7 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:Fuz
                  ./internal/ops:FuzzResolvePath ./internal/integrations/configtmpl:FuzzRender \
                  ./internal/integrations/opencode:FuzzSSE ./internal/policy:FuzzParseSandbox ./internal/sandbox:FuzzDecodeProfile \
                  ./internal/credential:FuzzParse ./internal/proof:FuzzCheck ./internal/proof:FuzzParsePublicPEM \
-                 ./internal/protocol/admin:FuzzParseEventMatch ./internal/cli:FuzzParseSince ./internal/policy:FuzzCheck \
+                 ./internal/protocol/admin:FuzzParseEventMatch ./internal/protocol/admin:FuzzParseSince ./internal/policy:FuzzCheck \
                  ./internal/event:FuzzCheckDepth \
                  ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore \
                  ./internal/provider/ollamaenv:FuzzParseHost ./internal/provider/ollamaenv:FuzzNumCtx \

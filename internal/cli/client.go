@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -102,7 +101,7 @@ columns.`,
   warden events --since 120 --limit 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := parseSince(since, time.Now(), &q); err != nil {
+			if err := q.ParseSince(since, time.Now()); err != nil {
 				return err
 			}
 			switch {
@@ -188,37 +187,6 @@ columns.`,
 	_ = cmd.RegisterFlagCompletionFunc("decision", cobra.FixedCompletions([]string{"allow", "deny", "ask"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.AddCommand(newEventsExportCmd(o), newEventsImportCmd(o), newEventsPruneCmd(o))
 	return cmd
-}
-
-// parseSince reads --since into q: a sequence number, a duration back from
-// now (10m, 2h, 3d), or an RFC 3339 time.
-func parseSince(s string, now time.Time, q *admin.EventsQuery) error {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return fmt.Errorf("--since %s: want a sequence number of 0 or more, a duration (10m, 2h, 3d) or a time", s)
-		}
-		q.Since = n
-		return nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 && n < 100*365 {
-			q.After = now.Add(-time.Duration(n * 24 * float64(time.Hour)))
-			return nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		q.After = now.Add(-d)
-		return nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		q.After = t
-		return nil
-	}
-	return fmt.Errorf("--since %q: want a duration (10m, 2h, 3d), an RFC 3339 time (2026-01-02T15:04:05Z) or a sequence number", s)
 }
 
 // followLine lays an event out in fixed columns, so lines printed one at a

@@ -259,3 +259,34 @@ func (c *Client) EventsWithInfo(ctx context.Context, q EventsQuery, info *Events
 	}
 	return nil
 }
+
+// ParseSince reads a --since value into q: a sequence number (Since), a
+// duration back from now (10m, 2h, 3d) or an RFC 3339 time (After).
+func (q *EventsQuery) ParseSince(s string, now time.Time) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return fmt.Errorf("--since %s: want a sequence number of 0 or more, a duration (10m, 2h, 3d) or a time", s)
+		}
+		q.Since = n
+		return nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 && n < 100*365 {
+			q.After = now.Add(-time.Duration(n * 24 * float64(time.Hour)))
+			return nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		q.After = now.Add(-d)
+		return nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		q.After = t
+		return nil
+	}
+	return fmt.Errorf("--since %q: want a duration (10m, 2h, 3d), an RFC 3339 time (2026-01-02T15:04:05Z) or a sequence number", s)
+}
