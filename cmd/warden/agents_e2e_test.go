@@ -773,7 +773,7 @@ func TestAgentsStartAgainAndTerminalDiscovery(t *testing.T) {
 	if id == "" {
 		t.Fatalf("terminal.create: %v", res)
 	}
-	cc.call("terminal.sendText", map[string]any{"terminalId": id, "text": `echo "P=[$WARDEN_OPENCODE_PORT] S=[$WARDEN_OPENCODE_SESSION_ID] W=[$WARDEN_WORKSPACE_PATH] F=[$FOO] T=[${WARDEN_MCP_TOKEN:-none}]"`})
-	want := fmt.Sprintf("P=[%d] S=[%s] W=[%s] F=[bar] T=[none]", second.Port, session, ws)
+	cc.call("terminal.sendText", map[string]any{"terminalId": id, "text": `echo "P=[$WARDEN_OPENCODE_PORT] S=[$WARDEN_OPENCODE_SESSION_ID] W=[$WARDEN_WORKSPACE_PATH] F=[$FOO] T=[${WARDEN_MCP_TOKEN:+set}]"`})
+	want := fmt.Sprintf("P=[%d] S=[%s] W=[%s] F=[bar] T=[]", second.Port, session, ws)
 	waitOutput(cc, id, want)
 }

@@ -202,6 +202,11 @@ func waitOutput(cc *controlClient, id, want string) string {
 		}
 	}
 	cc.notes = nil
+	cc.t.Cleanup(func() {
+		if cc.t.Failed() {
+			cc.t.Logf("terminal %s printed, while waiting for %q:\n%s", id, want, seen.String())
+		}
+	})
 	for {
 		if check(cc.read()) {
 			return seen.String()

@@ -160,6 +160,8 @@ func TestSecretsClass(t *testing.T) {
 		{call: bash("printenv GITHUB_TOKEN"), want: Ask},
 		{call: bash("echo $OPENAI_API_KEY"), want: Ask},
 		{call: bash("printenv PATH"), want: Allow},
+		{call: bash(`echo "${GITHUB_TOKEN}"`), want: Ask},
+		{call: bash(`test -n "${GITHUB_TOKEN:+set}" && echo "token: ${GITHUB_TOKEN:+set}"`), want: Allow}, // says only whether it is set
 		{call: bash("echo $HOME"), want: Allow},
 		// recursive reads of a directory holding secrets
 		{call: bash("grep -rn password ~"), want: Deny},
