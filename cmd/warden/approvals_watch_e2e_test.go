@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -24,10 +25,27 @@ func TestApprovalsWatchPromptsInATerminal(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\nprintf '%s|' \"$@\" >> " + notes + "\necho >> " + notes + "\n"
+	// each notification, once written, is announced on a FIFO the test reads
+	fifo := filepath.Join(dir, "notified")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\nprintf '%s|' \"$@\" >> " + notes + "\necho >> " + notes + "\necho >> " + fifo + "\n"
 	if err := os.WriteFile(filepath.Join(bin, "notify-send"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	ff, err := os.OpenFile(fifo, os.O_RDWR, 0) // read-write: no EOF between writers
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ff.Close() })
+	notified := make(chan struct{}, 16)
+	go func() {
+		sc := bufio.NewScanner(ff)
+		for sc.Scan() {
+			notified <- struct{}{}
+		}
+	}()
 	env := isolatedEnv(t, filepath.Join(dir, "home"))
 	for i, e := range env {
 		if strings.HasPrefix(e, "PATH=") {
@@ -83,6 +101,13 @@ func TestApprovalsWatchPromptsInATerminal(t *testing.T) {
 	}
 
 	// Every waiting call was notified, with the time left and what to run.
+	for i := range 3 {
+		select {
+		case <-notified:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of 3 notifications sent", i)
+		}
+	}
 	b, err := os.ReadFile(notes)
 	if err != nil {
 		t.Fatal(err)
