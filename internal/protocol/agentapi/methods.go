@@ -64,13 +64,8 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return map[string]any{"sessions": ss}, nil
 
 	case "session.get":
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		if err := c.session(ctx, p.SessionID); err != nil {
+		p, err := c.sessionOnly(ctx, req)
+		if err != nil {
 			return nil, err
 		}
 		s, err := e.Get(ctx, p.SessionID)
@@ -98,13 +93,8 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return map[string]any{"newSessionId": id}, nil
 
 	case "session.delete":
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		if err := c.session(ctx, p.SessionID); err != nil {
+		p, err := c.sessionOnly(ctx, req)
+		if err != nil {
 			return nil, err
 		}
 		if err := e.Delete(ctx, p.SessionID); err != nil {
@@ -156,13 +146,8 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return res, nil
 
 	case "agent.abort":
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		if err := c.session(ctx, p.SessionID); err != nil {
+		p, err := c.sessionOnly(ctx, req)
+		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"aborted": e.Abort(ctx, p.SessionID)}, nil
@@ -202,13 +187,8 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return map[string]any{"success": true}, nil
 
 	case "context.get":
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		if err := c.session(ctx, p.SessionID); err != nil {
+		p, err := c.sessionOnly(ctx, req)
+		if err != nil {
 			return nil, err
 		}
 		snap, err := e.Context(ctx, p.SessionID)
@@ -218,13 +198,8 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return map[string]any{"context": snap}, nil
 
 	case "context.compact":
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		if err := c.session(ctx, p.SessionID); err != nil {
+		p, err := c.sessionOnly(ctx, req)
+		if err != nil {
 			return nil, err
 		}
 		m, err := e.Compact(ctx, p.SessionID)
@@ -285,4 +260,18 @@ func (c *conn) scopedRoot(dir string) (string, bool) {
 		return "", false
 	}
 	return root, true
+}
+
+// sessionOnly decodes the params of a method that takes only a sessionId
+// and checks that this connection may use that session.
+func (c *conn) sessionOnly(ctx context.Context, req *jsonrpc.Request) (struct {
+	SessionID string `json:"sessionId"`
+}, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := params(req, &p); err != nil {
+		return p, err
+	}
+	return p, c.session(ctx, p.SessionID)
 }
