@@ -45,17 +45,41 @@ func ParseHost(s string) (*url.URL, error) {
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+	n, err := strconv.Atoi(port)
+	if err != nil || n <= 0 || n > 65535 || strings.TrimLeft(port, "0123456789") != "" {
 		return nil, fmt.Errorf("ollama host %q: bad port %q", s, port)
 	}
-	if strings.ContainsAny(host, " /?#@") {
+	port = strconv.Itoa(n) // "0080" is port 80
+	if !validHost(host) {
 		return nil, fmt.Errorf("ollama host %q: bad host %q", s, host)
 	}
 	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
 	if path != "" {
-		u.Path = "/" + path
+		// the path is written escaped (as in a URL); keep it unescaped so
+		// that printing and reading it again gives the same URL
+		p, err := url.PathUnescape(path)
+		if err != nil {
+			return nil, fmt.Errorf("ollama host %q: bad path: %w", s, err)
+		}
+		u.Path = "/" + p
 	}
 	return u, nil
+}
+
+// validHost reports whether h is an IP address or a DNS name (letters,
+// digits, '-', '_' and '.').
+func validHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	for _, r := range h {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return h != ""
 }
 
 // NumCtx reads the num_ctx line of /api/show's parameters (the
