@@ -88,6 +88,10 @@ type Supervisor struct {
 	// failing holds the workspaces whose crashed server cannot be
 	// restarted: the last failure, until a start or a stop.
 	failing map[string]agent.RestartFailure
+	// lifecycle serialises the starts, stops and restarts of one
+	// workspace's agent (a start the daemon makes on its own must not
+	// undo a stop the user asked for meanwhile).
+	lifecycle map[string]*sync.Mutex
 
 	records   chan []event.Event
 	recMu     sync.RWMutex
@@ -126,7 +130,7 @@ func New(opts Options) (*Supervisor, error) {
 	s := &Supervisor{
 		opts: opts, core: opts.Core, reg: opts.Registry, log: log, status: status.New(),
 		servers: map[agent.Type]agent.ServerManager{}, providers: map[string]*tracked{},
-		failing: map[string]agent.RestartFailure{},
+		failing: map[string]agent.RestartFailure{}, lifecycle: map[string]*sync.Mutex{},
 		records: make(chan []event.Event, 1024), done: make(chan struct{}),
 		following: make(chan struct{}),
 	}
@@ -180,6 +184,12 @@ func (s *Supervisor) Run(ctx context.Context) error {
 			continue
 		}
 		go func() {
+			defer s.lock(w.Path)()
+			// the user may have stopped or changed the agent since the
+			// listing: start only what the registry still names
+			if cur, err := s.reg.Get(w.Path); err != nil || cur.Agent != w.Agent {
+				return
+			}
 			if _, err := s.start(ctx, w.Path, t, false); err != nil {
 				s.log.Error("could not start the workspace's agent", "workspace", w.Path, "agent", t, "err", err)
 			}
@@ -580,9 +590,24 @@ func (s *Supervisor) StartAgent(ctx context.Context, path string, t agent.Type) 
 	if err != nil {
 		return AgentInfo{}, err
 	}
+	defer s.lock(root)()
 	return s.start(ctx, root, t, true)
 }
 
+// lock takes the workspace's lifecycle lock and returns its release.
+func (s *Supervisor) lock(root string) (unlock func()) {
+	s.mu.Lock()
+	m, ok := s.lifecycle[root]
+	if !ok {
+		m = &sync.Mutex{}
+		s.lifecycle[root] = m
+	}
+	s.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// start starts the workspace's agent; the caller holds its lifecycle lock.
 func (s *Supervisor) start(ctx context.Context, root string, t agent.Type, remember bool) (AgentInfo, error) {
 	m, ok := s.servers[t]
 	if !ok {
@@ -592,7 +617,7 @@ func (s *Supervisor) start(ctx context.Context, root string, t agent.Type, remem
 		return AgentInfo{}, errors.New("claude-code runs in your terminal, not as a server: start it with `warden run claude` in the workspace; warden follows it through its hooks")
 	}
 	if tr, ok := s.tracked(root); ok && tr.typ != t {
-		if _, err := s.StopAgent(ctx, root); err != nil {
+		if _, err := s.stop(ctx, root); err != nil {
 			return AgentInfo{}, err
 		}
 	}
@@ -624,6 +649,12 @@ func (s *Supervisor) StopAgent(ctx context.Context, path string) (agent.StopResu
 	if err != nil {
 		return agent.StopResult{}, err
 	}
+	defer s.lock(root)()
+	return s.stop(ctx, root)
+}
+
+// stop stops the workspace's agent; the caller holds its lifecycle lock.
+func (s *Supervisor) stop(ctx context.Context, root string) (agent.StopResult, error) {
 	var res agent.StopResult
 	tr, ok := s.tracked(root)
 	if ok {
@@ -649,6 +680,7 @@ func (s *Supervisor) RestartAgent(ctx context.Context, path string) (AgentInfo, 
 	if err != nil {
 		return AgentInfo{}, err
 	}
+	defer s.lock(root)()
 	tr, ok := s.tracked(root)
 	if !ok || !s.servers[tr.typ].IsRunning(root) {
 		return AgentInfo{}, fmt.Errorf("%w: %s (start it with `warden agents start opencode --workspace %s`)", agent.ErrNotRunning, root, root)
