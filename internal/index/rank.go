@@ -86,18 +86,14 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 	bmList := sortedKeys(bm)
 
 	// Symbols whose names match the query as an identifier.
-	symList := x.symbolChunks(st, q, keeps)
+	symList, symScores := x.symbolChunks(st, q, keeps)
 
 	fused := map[chunkKey]float64{}
-	for r, k := range bmList {
-		if r >= 1000 {
-			break
-		}
-		fused[k] += 1 / float64(rrfK+r+1)
+	if len(bmList) > 1000 {
+		bmList = bmList[:1000]
 	}
-	for r, k := range symList {
-		fused[k] += 1 / float64(rrfK+r+1)
-	}
+	addRanks(fused, bmList, func(i int) float64 { return bm[bmList[i]] })
+	addRanks(fused, symList, func(i int) float64 { return symScores[i] })
 	if q.Vectors && x.vec != nil {
 		for r, k := range x.vec.rank(ctx, st, q.Text, keeps) {
 			fused[k] += 1 / float64(rrfK+r+1)
@@ -144,6 +140,19 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 		out = append(out, h)
 	}
 	return out
+}
+
+// addRanks adds each key's reciprocal rank in a list ordered best first
+// to fused; keys of equal score share the rank of the first of them, so
+// equal content scores the same whatever its position.
+func addRanks(fused map[chunkKey]float64, keys []chunkKey, score func(i int) float64) {
+	r := 0
+	for i, k := range keys {
+		if i > 0 && score(i) != score(i-1) {
+			r = i
+		}
+		fused[k] += 1 / float64(rrfK+r+1)
+	}
 }
 
 // sortedKeys orders a score map, highest first, ties by position.
@@ -209,11 +218,11 @@ func stopWord(t string) bool {
 // symbolChunks ranks the chunks that define a symbol matching the query
 // as an identifier: its words joined ("parse header" is parseheader)
 // compared with symbol names without separators: exact first, then
-// prefix.
-func (x *Index) symbolChunks(st *snapshot, q Query, keep func(*doc) bool) []chunkKey {
+// prefix. The scores are parallel to the chunks.
+func (x *Index) symbolChunks(st *snapshot, q Query, keep func(*doc) bool) ([]chunkKey, []float64) {
 	words := SplitIdentifier(q.Text)
 	if len(words) == 0 || len(words) > 6 {
-		return nil
+		return nil, nil
 	}
 	joined := strings.Join(words, "")
 	type cand struct {
@@ -261,10 +270,11 @@ func (x *Index) symbolChunks(st *snapshot, q Query, keep func(*doc) bool) []chun
 		return cs[i].path < cs[j].path
 	})
 	out := make([]chunkKey, len(cs))
+	scores := make([]float64, len(cs))
 	for i, c := range cs {
-		out[i] = c.k
+		out[i], scores[i] = c.k, c.score
 	}
-	return out
+	return out, scores
 }
 
 // chunkOf finds the segment's chunk of doc di holding a line.

@@ -31,11 +31,14 @@ type indexer struct {
 	// build); until then, pending keeps the paths that changed.
 	opened  *index.Index
 	pending []string
+	// git is the set of files changed in git, for ranked search's boost.
+	git *gitChanged
 }
 
 // changed hands paths that changed to the index, or keeps them until it
 // is open.
 func (ix *indexer) changed(sync bool, rels ...string) {
+	ix.git.invalidate()
 	ix.mu.Lock()
 	idx := ix.opened
 	if idx == nil {
@@ -60,7 +63,7 @@ func (s *Service) indexDir(root string) string { return index.CatalogDir(s.opts.
 // background. The watch starts first, so no change made during the build
 // is missed: the index applies them after its swap.
 func (w *Workspace) startIndex() {
-	ix := &indexer{ready: make(chan struct{})}
+	ix := &indexer{ready: make(chan struct{}), git: newGitChanged(w.root, w.git)}
 	w.ix = ix
 	if w.svc.opts.IndexDir != "" {
 		w.fs.SetOnChange(func(rels ...string) { ix.changed(true, rels...) })
@@ -89,6 +92,7 @@ func (w *Workspace) startIndex() {
 			Diagnostics: func(rel string) bool {
 				return len(w.lsp.Diagnostics(lsp.URIFromPath(filepath.Join(w.root, filepath.FromSlash(rel))))) > 0
 			},
+			Changed: ix.git.has,
 		},
 	}
 	go func() {
@@ -166,6 +170,7 @@ func (w *Workspace) readyIndex() *index.Index {
 // indexRefresh re-reads what changed on disk (after a git checkout)
 // before the operation returns.
 func (w *Workspace) indexRefresh() {
+	w.ix.git.invalidate()
 	if idx := w.readyIndex(); idx != nil {
 		if err := idx.Refresh(context.Background()); err != nil {
 			w.svc.log.Warn("code index refresh", "workspace", w.root, "err", err)
@@ -239,6 +244,12 @@ func (w *Workspace) IndexSearch(ctx context.Context, c Caller, q index.Query, hi
 	idx, err := w.index(ctx)
 	if err != nil {
 		return IndexResult{}, err
+	}
+	if q.Mode == "" || q.Mode == index.ModeRanked {
+		// the boost of files changed in git reads the set taken here
+		if err := w.ix.git.refresh(ctx); err != nil {
+			w.svc.log.Warn("code index: files changed in git", "workspace", w.root, "err", err)
+		}
 	}
 	var skipped atomic.Int64
 	q.Skip = w.skipper(c, hide, &skipped)
