@@ -69,7 +69,9 @@ func newEnvTB(tb testing.TB, settings config.Control) *env {
 	return newEnvWith(tb, settings, coretest.Options{})
 }
 
-func newEnvWith(t testing.TB, settings config.Control, coreOpts coretest.Options) *env {
+// newEnvWith is newEnv for a testing.TB; each of opsOpts, when given,
+// adjusts the operations' options (the code index's directory).
+func newEnvWith(t testing.TB, settings config.Control, coreOpts coretest.Options, opsOpts ...func(*ops.Options)) *env {
 	t.Helper()
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
@@ -88,8 +90,12 @@ func newEnvWith(t testing.TB, settings config.Control, coreOpts coretest.Options
 	// terminals get a home of their own: the machine's ~/.bashrc may do
 	// anything (and a shell killed while it runs may leave its locks)
 	termHome := t.TempDir()
-	o, err := ops.New(ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup,
-		TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + termHome, "TERM=xterm-256color", "LANG=C.UTF-8"}})
+	oo := ops.Options{Core: c, Registry: reg, Locate: testtools.Lookup,
+		TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + termHome, "TERM=xterm-256color", "LANG=C.UTF-8"}}
+	for _, f := range opsOpts {
+		f(&oo)
+	}
+	o, err := ops.New(oo)
 	if err != nil {
 		t.Fatal(err)
 	}
