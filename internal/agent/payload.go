@@ -90,6 +90,12 @@ type AssistantData struct {
 	Turn       int             `json:"turn"`
 	Step       int             `json:"step"`
 	Warning    string          `json:"warning,omitempty"`
+	// Partial marks an answer cut short while it streamed (an abort, or
+	// the provider failing mid-stream): Content and Parts hold what had
+	// been streamed (text, and the tool calls announced, with empty
+	// arguments; each of those has a "not run" tool.result), StopReason
+	// is "aborted" or "error".
+	Partial bool `json:"partial,omitempty"`
 }
 
 // ResultData is the payload of the tool.result warden's agent records for

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -223,7 +224,9 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 			v = e.buildView(h, nil)
 		}
 		req := provider.Request{Model: model, System: v.System, Messages: v.Messages, Tools: defs(tools), MaxTokens: reserve}
+		var sofar partial
 		resp, err := p.Stream(ctx, req, func(d provider.Delta) {
+			sofar.add(d)
 			switch d.Kind {
 			case provider.DeltaText:
 				e.notify(id, "agent.text_delta", map[string]any{"sessionId": id, "delta": d.Text})
@@ -232,7 +235,13 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 			}
 		})
 		if err != nil {
-			if ctx.Err() != nil {
+			aborted := ctx.Err() != nil
+			stop := StopError
+			if aborted {
+				stop = StopAborted
+			}
+			e.recordPartial(ctx, h, turn, step, &sofar, stop)
+			if aborted {
 				return StopAborted, nil
 			}
 			if errors.Is(err, provider.ErrContextOverflow) {
@@ -278,6 +287,61 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 		if ctx.Err() != nil {
 			return StopAborted, nil
 		}
+	}
+}
+
+// partial is what a step's stream delivered so far: the text the clients
+// were shown and the tool calls it announced. Deltas come from the
+// goroutine that called Stream, one at a time.
+type partial struct {
+	text  strings.Builder
+	calls []provider.ToolCall
+}
+
+func (p *partial) add(d provider.Delta) {
+	switch d.Kind {
+	case provider.DeltaText:
+		p.text.WriteString(d.Text)
+	case provider.DeltaToolStart:
+		if d.ToolCallID != "" {
+			p.calls = append(p.calls, provider.ToolCall{ID: d.ToolCallID, Name: d.ToolName, Arguments: json.RawMessage("{}")})
+		}
+	}
+}
+
+// recordPartial records the answer a stream that was cut short (abort, or
+// the provider failing after its first delta) had delivered: a
+// message.assistant marked partial with the text streamed so far, so the
+// model's next view shows what it had said, and a "not run" tool.result
+// for each tool call it had begun, so every call has exactly one result.
+// One batch: the answer is never durable without its calls' results.
+// Thinking is left out (a provider wants it back only whole and signed).
+func (e *Engine) recordPartial(ctx context.Context, h *history, turn, step int, p *partial, stop string) {
+	text := p.text.String()
+	if text == "" && len(p.calls) == 0 {
+		return
+	}
+	var parts []provider.Part
+	if text != "" {
+		parts = append(parts, provider.Part{Type: provider.PartText, Text: text})
+	}
+	for _, c := range p.calls {
+		parts = append(parts, provider.Part{Type: provider.PartToolCall, ToolCall: &c})
+	}
+	evs := []event.Event{ev(h.id, h.workspace, event.MessageAssistant, AssistantData{
+		Content: text, Parts: parts, StopReason: stop, Model: h.model, Turn: turn, Step: step, Partial: true,
+	})}
+	why := "not run: the answer was aborted while the model was still writing this call"
+	if stop != StopAborted {
+		why = "not run: the model's answer failed while it was still writing this call"
+	}
+	for _, c := range p.calls {
+		evs = append(evs, ev(h.id, h.workspace, event.ToolResult, ResultData{
+			CallID: c.ID, ToolID: c.ID, Tool: c.Name, Content: why, IsError: true, Outcome: "not_executed",
+		}))
+	}
+	if _, err := e.record(ctx, evs...); err != nil {
+		e.log.Error("could not record the partial answer of a step cut short", "session", h.id, "step", step, "err", err)
 	}
 }
 

@@ -57,7 +57,11 @@ func (e *Engine) buildView(h *history, c *CompactionData) view {
 			if len(d.Parts) == 0 {
 				continue
 			}
-			v.Messages = append(v.Messages, provider.Message{Role: provider.RoleAssistant, Parts: d.Parts})
+			parts := d.Parts
+			if d.Partial {
+				parts = cutShort(parts, d.StopReason)
+			}
+			v.Messages = append(v.Messages, provider.Message{Role: provider.RoleAssistant, Parts: parts})
 			// the results follow their calls, in call order, whatever
 			// order the log has them in (read-only calls run in parallel)
 			for _, call := range (provider.Message{Parts: d.Parts}).ToolCalls() {
@@ -78,6 +82,23 @@ func (e *Engine) buildView(h *history, c *CompactionData) view {
 		}
 	}
 	return v
+}
+
+// cutShort marks the text of an answer that was cut short, so the model
+// sees that it stopped mid-answer and why.
+func cutShort(parts []provider.Part, stop string) []provider.Part {
+	note := "[cut short here: the person aborted this answer]"
+	if stop != StopAborted {
+		note = "[cut short here: the model's answer failed mid-stream]"
+	}
+	out := append([]provider.Part(nil), parts...)
+	for i := range out {
+		if out[i].Type == provider.PartText {
+			out[i].Text += "\n" + note
+			return out
+		}
+	}
+	return append([]provider.Part{{Type: provider.PartText, Text: note}}, out...)
 }
 
 // trimKeep is the longest tool output a trim leaves as it was.

@@ -140,11 +140,15 @@ type Reply struct {
 	// Error answers the request with an HTTP error instead of a stream.
 	Error *Error
 	// StreamError is sent as a `data: {"error":…}` chunk after the first
-	// piece of the answer, and the stream ends there.
+	// piece of the answer (CutAfter pieces), and the stream ends there.
 	StreamError *Error
 	// Hold stops the stream at the gate after the first piece of the
-	// answer has been flushed (see fakemodel.Gate).
+	// answer (CutAfter pieces) has been flushed (see fakemodel.Gate).
 	Hold *fakemodel.Gate
+	// CutAfter is how many pieces (reasoning and text chunks, the opening
+	// chunk of each tool call) go out before StreamError or Hold; 0 means
+	// 1. A reply with fewer pieces is neither cut nor held.
+	CutAfter int
 }
 
 // Call is one scripted tool call.
@@ -330,7 +334,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	pieces := 0
 	first := func() bool {
 		pieces++
-		if pieces != 1 {
+		if pieces != max(1, reply.CutAfter) {
 			return true
 		}
 		if reply.StreamError != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/warden-dev/warden/internal/fakemodel"
 	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
 	"github.com/warden-dev/warden/internal/protocol/agentapi"
+	"github.com/warden-dev/warden/internal/provider"
 	"github.com/warden-dev/warden/internal/testtools"
 )
 
@@ -483,5 +484,98 @@ func TestOverflow(t *testing.T) {
 	}
 	if res := c.message(id, "short one"); res.Text != "short" {
 		t.Fatalf("after overflow %+v", res)
+	}
+}
+
+// TestAbortMidStreamKeepsPartial: an abort while the model is still
+// writing records what it had streamed as a partial message.assistant, and
+// the model's view of the next turn shows what it had said, marked as cut
+// short.
+func TestAbortMidStreamKeepsPartial(t *testing.T) {
+	gate := fakemodel.NewGate()
+	said := "I will read the file first, and then" // three chunks of 12
+	h := newHarness(t, queue(
+		openaifake.Reply{Text: said + " never finish this.", ChunkSize: 12, CutAfter: 3, Hold: gate},
+		openaifake.Reply{Text: "picking up again"},
+	), harnessOptions{})
+	defer gate.Release()
+	c := h.dial()
+	id := c.create(h)
+	turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "go"})
+	<-gate.Reached()
+	// the three chunks have reached the client: they are what it was shown
+	c.waitText(id, said)
+	c.call("agent.abort", map[string]any{"sessionId": id}, nil)
+	r := wait(t, turn, "agent.message")
+	var res agent.TurnResult
+	if r.Error != nil || jsonUnmarshal(r.Result, &res) != nil || res.StopReason != agent.StopAborted {
+		t.Fatalf("aborted turn = %s %+v", r.Result, r.Error)
+	}
+	answers := h.events(id, event.MessageAssistant)
+	if len(answers) != 1 {
+		t.Fatalf("%d message.assistant events", len(answers))
+	}
+	d, _ := event.DataOf[agent.AssistantData](answers[0])
+	if !d.Partial || d.StopReason != agent.StopAborted || d.Content != said || len(d.Parts) != 1 || d.Parts[0].Text != said {
+		t.Fatalf("partial answer %+v", d)
+	}
+	if res := c.message(id, "go on"); res.Text != "picking up again" {
+		t.Fatalf("next turn %+v", res)
+	}
+	reqs := h.fake.Requests()
+	msgs := reqs[1].Messages
+	var prev openaifake.Message
+	for i, m := range msgs {
+		if m.Role == "user" && m.Text() == "go on" && i > 0 {
+			prev = msgs[i-1]
+		}
+	}
+	if prev.Role != "assistant" || !strings.HasPrefix(prev.Text(), said) || !strings.Contains(prev.Text(), "aborted") {
+		t.Fatalf("the model's view before its next turn: %+v", msgs)
+	}
+}
+
+// TestStreamCutMidCallClosesIt: a stream that fails after the model began
+// a tool call records the partial answer with that call, and the call gets
+// exactly one result (not run), so the history stays valid for the
+// provider; the call never runs.
+func TestStreamCutMidCallClosesIt(t *testing.T) {
+	h := newHarness(t, queue(
+		openaifake.Reply{Text: "Creating it.", ChunkSize: 64, Tool: "write", Args: map[string]any{"path": "never.txt", "content": "x"},
+			CutAfter: 2, StreamError: &openaifake.Error{Type: "server_error", Message: "upstream went away"}},
+		openaifake.Reply{Text: "again"},
+	), harnessOptions{})
+	c := h.dial()
+	id := c.create(h)
+	res := c.message(id, "write never.txt")
+	if res.StopReason != agent.StopError || !strings.Contains(res.Error, "upstream went away") {
+		t.Fatalf("turn %+v", res)
+	}
+	answers := h.events(id, event.MessageAssistant)
+	results := h.events(id, event.ToolResult)
+	if len(answers) != 1 || len(results) != 1 {
+		t.Fatalf("%d answers, %d results", len(answers), len(results))
+	}
+	d, _ := event.DataOf[agent.AssistantData](answers[0])
+	calls := provider.Message{Parts: d.Parts}.ToolCalls()
+	if !d.Partial || d.Content != "Creating it." || len(calls) != 1 || calls[0].Name != "write" {
+		t.Fatalf("partial answer %+v", d)
+	}
+	rd, _ := event.DataOf[agent.ResultData](results[0])
+	if rd.CallID != calls[0].ID || rd.Outcome != "not_executed" || !rd.IsError {
+		t.Fatalf("result %+v for call %+v", rd, calls[0])
+	}
+	if n := len(h.events(id, event.ToolCall)); n != 0 {
+		t.Fatalf("%d tool.call events: the cut call reached the gate", n)
+	}
+	if _, err := os.Stat(filepath.Join(h.root, "never.txt")); !os.IsNotExist(err) {
+		t.Fatalf("never.txt: %v", err)
+	}
+	if res := c.message(id, "try again"); res.Text != "again" {
+		t.Fatalf("next turn %+v", res)
+	}
+	next := h.fake.Requests()[1]
+	if got := next.ToolResults(); len(got) != 1 || !strings.Contains(got[0], "not run: the model's answer failed") {
+		t.Fatalf("the model was told %q", got)
 	}
 }

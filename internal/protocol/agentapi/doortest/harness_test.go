@@ -313,6 +313,29 @@ func (c *client) text(id string) string {
 	return b.String()
 }
 
+// waitText waits until the agent.text_delta notifications of session id
+// join to want.
+func (c *client) waitText(id, want string) {
+	c.t.Helper()
+	timeout := time.After(waitTimeout)
+	for {
+		c.mu.Lock()
+		ch := c.changed
+		c.mu.Unlock()
+		got := c.text(id)
+		if got == want {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			c.t.Fatalf("the deltas joined to %q, want %q", got, want)
+		case <-c.done:
+			c.t.Fatalf("connection closed waiting for the deltas %q", want)
+		}
+	}
+}
+
 func (c *client) create(h *harness) string {
 	c.t.Helper()
 	var r struct {
