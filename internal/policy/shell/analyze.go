@@ -754,8 +754,10 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 	flatten(x.Y)
 	pipeSpan := c.mkSpan(nodeSpan(x))
 	in := c.stdin
+	starts := make([]int, 0, len(parts)+1)
 	for _, p := range parts {
 		start := len(a.out.Commands)
+		starts = append(starts, start)
 		a.stmt(c.withStdin(in), st.clone(), p)
 		next := stdinInfo{pipeline: &pipeSpan}
 		next.carries = carriesOf(in.carries, a.out.Commands[start:])
@@ -783,6 +785,7 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 		}
 		in = next
 	}
+	a.secretToLogin(append(starts, len(a.out.Commands)))
 	if in.literal || in.paths != nil {
 		if a.pipeOut == nil {
 			a.pipeOut = map[*syntax.BinaryCmd]stdinInfo{}

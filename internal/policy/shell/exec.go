@@ -568,6 +568,7 @@ func (a *analyzer) run(c *ctx, st *state, argv []field, ro runOpts) {
 	}
 	k := a.newCall(c, st, argv, ro)
 	a.model(k)
+	k.secretPrint()
 	k.flow()
 	a.finish(k)
 }

@@ -13,6 +13,7 @@ func TestProgramExamples(t *testing.T) {
 	for _, m := range programs.matchers {
 		exs = append(exs, m.examples...)
 	}
+	exs = append(exs, secretExamples...)
 	if len(exs) < 150 {
 		t.Fatalf("only %d program examples", len(exs))
 	}
