@@ -47,7 +47,7 @@ func sysPrograms() []program {
 			}
 		}, examples: []example{ex("crontab -r", "tag crontab", "attr action=remove"), ex("crontab -l", "!tag crontab"), ex("crontab jobs", "attr action=install", "read /home/u/proj/jobs")}},
 		{names: []string{"iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "iptables-restore"}, model: tags(TagFirewall), examples: []example{ex("iptables -F", "tag network.firewall"), ex("ufw disable", "tag network.firewall")}},
-		{names: []string{"useradd", "userdel", "usermod", "adduser", "deluser", "passwd", "chpasswd", "groupadd", "groupdel", "groupmod", "gpasswd", "visudo", "vipw", "chsh", "chfn", "addgroup", "delgroup"}, model: func(k *call) {
+		{names: []string{"useradd", "userdel", "usermod", "adduser", "deluser", "passwd", "chpasswd", "groupadd", "groupdel", "groupmod", "gpasswd", "vipw", "chsh", "chfn", "addgroup", "delgroup"}, model: func(k *call) {
 			k.tag(TagUserAdmin)
 			ops := parseOpts(k.args, spec{arg: "cdegGkKpsuUbfRP", long: []string{"comment", "home", "home-dir", "expiredate", "gid", "groups", "skel", "key", "password", "shell", "uid", "root", "prefix"}}).ops
 			user := ""
@@ -56,6 +56,10 @@ func sysPrograms() []program {
 			}
 			k.eff(Effect{Kind: Privilege, Target: user, Unknown: user == "", Reason: reasonIf(user == "", "user not given")})
 		}, examples: []example{ex("userdel -r bob", "tag user.admin", "priv bob")}},
+		{names: []string{"visudo"}, model: (*call).visudo,
+			examples: []example{ex("visudo", "write /etc/sudoers", "tag user.admin"),
+				ex("EDITOR='tee -a' visudo -f /etc/sudoers.d/x", "write /etc/sudoers.d/x"),
+				ex("visudo -c", "!write /etc/sudoers")}},
 		{names: []string{"openssl"}, model: (*call).openssl,
 			examples: []example{ex("openssl rsa -in ~/.ssh/id_rsa -out k.pem", "read /home/u/.ssh/id_rsa", "write /home/u/proj/k.pem")}},
 	}
@@ -85,4 +89,22 @@ func (k *call) openssl() {
 			i++
 		}
 	}
+}
+
+// visudo edits the sudoers file (or -f FILE) with $EDITOR and installs
+// the result: a write of that file, whatever the editor is (EDITOR='tee
+// -a' makes it append stdin). -c only checks its syntax.
+func (k *call) visudo() {
+	k.tag(TagUserAdmin)
+	p := parseOpts(k.args, spec{arg: "f", long: []string{"file"}})
+	file := field{known: true, val: "/etc/sudoers"}
+	if f, ok := p.get("f", "file"); ok {
+		file = f
+	} else if len(p.ops) > 0 {
+		file = p.ops[0] // visudo [sudoers] (1.9+)
+	}
+	if p.has("c", "check", "V", "version", "h", "help") {
+		return // a syntax check prints no contents
+	}
+	k.file(Write, file, false)
 }

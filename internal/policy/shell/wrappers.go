@@ -24,8 +24,12 @@ func (k *call) sudo() {
 	}
 	k.privilege(user)
 	if p.has("l", "list", "v", "validate", "k", "reset-timestamp", "K", "remove-timestamp", "V", "version", "h", "help") && len(p.ops) == 0 {
+		k.attr("runs", "nothing")
 		return
 	}
+	env, ops := k.leadingAssignments(p.ops)
+	p.ops = ops
+	k.privilegeProbe(ops)
 	if p.has("e", "edit") {
 		k.files(Write, p.ops, false)
 		return
@@ -47,7 +51,44 @@ func (k *call) sudo() {
 		k.stdinCode(true)
 		k.st = saved
 	}
-	k.inner(p.ops, "sudo", st, nil)
+	k.inner(p.ops, "sudo", st, env)
+}
+
+// leadingAssignments splits the NAME=value words that sudo, doas and
+// pkexec take before the command (the command's environment: sudo
+// EDITOR='tee -a' visudo) from the command itself.
+func (k *call) leadingAssignments(ops []field) (map[string]field, []field) {
+	var env map[string]field
+	for len(ops) > 0 {
+		f := ops[0]
+		name, ok := assignName(f.text(k.c))
+		if !ok {
+			break
+		}
+		if env == nil {
+			env = map[string]field{}
+		}
+		if f.known {
+			_, val, _ := strings.Cut(f.val, "=")
+			env[name] = sub(f, val)
+		} else {
+			env[name] = unknownField("variable $" + name + " is set to a value not known at check time")
+		}
+		ops = ops[1:]
+	}
+	return env, ops
+}
+
+// privilegeProbe marks a privileged call that runs nothing but a probe
+// (sudo -n true: "may I use sudo without a password?"): it changes
+// nothing as root, so the privilege rule lets it through (attr runs=nothing).
+func (k *call) privilegeProbe(ops []field) {
+	if len(ops) == 0 {
+		return
+	}
+	if f := ops[0]; f.known && (f.val == "true" || f.val == ":" || f.val == "false" || f.val == "/bin/true" || f.val == "/usr/bin/true") && len(ops) == 1 {
+		k.attr("runs", "nothing")
+	}
 }
 
 func (k *call) doas() {
@@ -60,7 +101,9 @@ func (k *call) doas() {
 	if len(p.ops) == 0 && p.has("s") {
 		k.stdinCode(true) // the shell reads its commands from stdin
 	}
-	k.inner(p.ops, k.name, nil, nil)
+	env, ops := k.leadingAssignments(p.ops)
+	k.privilegeProbe(ops)
+	k.inner(ops, k.name, nil, env)
 }
 
 func (k *call) pkexec() {
@@ -70,7 +113,9 @@ func (k *call) pkexec() {
 		user = u.text(k.c)
 	}
 	k.privilege(user)
-	k.inner(p.ops, k.name, nil, nil)
+	env, ops := k.leadingAssignments(p.ops)
+	k.privilegeProbe(ops)
+	k.inner(ops, k.name, nil, env)
 }
 
 func (k *call) su() {
