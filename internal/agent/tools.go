@@ -284,6 +284,7 @@ func (e *Engine) toolSet(depth int) map[string]tool {
 				return clip(string(b), 50000), nil
 			}},
 	}
+	addSearchTools(ts)
 	if depth < e.opts.MaxDepth {
 		ts["task"] = tool{def: provider.Tool{Name: "task", Description: "Hand a self-contained task to a subagent (a child session with the same tools and policy); returns its final answer.",
 			Schema: schema(`"prompt":{"type":"string"},"description":{"type":"string"}`, "prompt")},
@@ -300,7 +301,7 @@ func (e *Engine) toolSet(depth int) map[string]tool {
 
 // defs lists the tools' definitions in a stable order.
 func defs(ts map[string]tool) []provider.Tool {
-	order := []string{"read", "write", "edit", "list", "glob", "grep", "shell", "git_status", "git_diff", "git_log", "task"}
+	order := []string{"read", "write", "edit", "list", "glob", "grep", "search", "symbol", "shell", "git_status", "git_diff", "git_log", "task"}
 	var out []provider.Tool
 	for _, n := range order {
 		if t, ok := ts[n]; ok {

@@ -307,3 +307,8 @@ func (w *Workspace) IndexFlush(ctx context.Context) error {
 	}
 	return idx.Flush(ctx)
 }
+
+// IndexReady reports whether the workspace's index answers now (its
+// first build is done); callers that must not wait fall back to walking
+// the tree (Search does that by itself).
+func (w *Workspace) IndexReady() bool { return w.readyIndex() != nil }

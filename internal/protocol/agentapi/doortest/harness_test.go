@@ -43,6 +43,7 @@ type harness struct {
 	root  string
 	home  string
 	core  *core.Core
+	ops   *ops.Service
 	eng   *agent.Engine
 	fake  *openaifake.Server
 	http  *httptest.Server
@@ -52,6 +53,7 @@ type harness struct {
 type harnessOptions struct {
 	dir    string
 	engine func(*agent.Options)
+	ops    func(*ops.Options) // adjusts the operations' options (the code index's directory)
 }
 
 func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harness {
@@ -86,10 +88,15 @@ func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harne
 			t.Fatal(err)
 		}
 	}
-	svc, err := ops.New(ops.Options{Core: h.core, Registry: reg, TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.home}})
+	oo := ops.Options{Core: h.core, Registry: reg, TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.home}}
+	if o.ops != nil {
+		o.ops(&oo)
+	}
+	svc, err := ops.New(oo)
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.ops = svc
 	t.Cleanup(func() { svc.Close() })
 	h.fake = openaifake.New(script)
 	t.Cleanup(h.fake.Close)
