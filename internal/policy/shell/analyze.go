@@ -104,6 +104,7 @@ type cmdMeta struct {
 	argsKnown bool      // every argument was known
 	in        stdinInfo // what its standard input carried
 	prints    *field    // the paths it prints, when that is a known set (find ROOT -name N)
+	secrets   []string  // the secret-named variables expanded into its words or fed to its stdin
 }
 
 // ctx is the lexical context a piece of code is analysed in.
@@ -136,6 +137,9 @@ type stdinInfo struct {
 	// the pipeline read (cat ~/.bash_history | curl -d @- …), or the
 	// environment (env | …), so a network program at the end sends them.
 	carries []Effect
+	// secrets are the secret-named variables whose values flow in (echo
+	// "$TOKEN" | …, <<< "$TOKEN").
+	secrets []string
 }
 
 func (c *ctx) withVia(v string) *ctx {
@@ -761,6 +765,10 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 		a.stmt(c.withStdin(in), st.clone(), p)
 		next := stdinInfo{pipeline: &pipeSpan}
 		next.carries = carriesOf(in.carries, a.out.Commands[start:])
+		next.secrets = in.secrets
+		for i := start; i < len(a.out.Commands); i++ {
+			next.secrets = addSecrets(next.secrets, a.meta[i].secrets...)
+		}
 		if in.remote {
 			next.remote, next.what = true, in.what
 		}

@@ -216,6 +216,9 @@ func (a *analyzer) redirs(c *ctx, st *state, rs []*syntax.Redirect) (effs []Effe
 			}
 			f := a.wordString(c, st, r.Word)
 			in = stdinInfo{what: "here-string"}
+			if f.secret != "" {
+				in.secrets = []string{f.secret}
+			}
 			switch {
 			case f.remote:
 				in.remote = true
@@ -307,6 +310,9 @@ func (a *analyzer) hdoc(c *ctx, st *state, r *syntax.Redirect) stdinInfo {
 	bs := []*builder{{known: true}}
 	bs = a.parts(c, st, r.Hdoc.Parts, true, bs, false, false)
 	b := bs[0]
+	if b.secret != "" {
+		in.secrets = []string{b.secret}
+	}
 	switch {
 	case b.remote:
 		in.remote = true
@@ -570,6 +576,7 @@ func (a *analyzer) run(c *ctx, st *state, argv []field, ro runOpts) {
 	a.model(k)
 	k.secretPrint()
 	k.flow()
+	k.secretEnv()
 	a.finish(k)
 }
 

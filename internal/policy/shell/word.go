@@ -22,6 +22,12 @@ type field struct {
 	proc   bool   // is a process substitution (/dev/fd/N)
 	under  bool   // stands for files under val (find's {})
 	named  bool   // with under: val is ROOT/NAME, files called NAME anywhere below ROOT
+	// secret names the secret-named variable (GITHUB_TOKEN) whose value
+	// the field holds, in whole or part; partial is then the field's text
+	// with the unknown parts left out (https://x.example/?k=), which is
+	// enough to see the host it goes to.
+	secret  string
+	partial string
 	// tmpl is set when val is code in which ${__WARDEN_ARG} stands for
 	// bind (xargs -I, find -exec sh -c '... {} ...').
 	tmpl bool
@@ -64,12 +70,13 @@ type builder struct {
 	under  bool
 	named  bool // from find's printed paths: files called NAME below ROOT
 	quoted bool // had quotes or a non-empty literal: never dropped
+	secret string
 }
 
 func (b *builder) copyFrom(o *builder) {
 	b.sb.WriteString(o.sb.String())
-	b.known, b.reason, b.glob, b.subst, b.remote, b.proc, b.under, b.named, b.quoted =
-		o.known, o.reason, o.glob, o.subst, o.remote, o.proc, o.under, o.named, o.quoted
+	b.known, b.reason, b.glob, b.subst, b.remote, b.proc, b.under, b.named, b.quoted, b.secret =
+		o.known, o.reason, o.glob, o.subst, o.remote, o.proc, o.under, o.named, o.quoted, o.secret
 }
 
 func (b *builder) taint(f field) {
@@ -81,6 +88,9 @@ func (b *builder) taint(f field) {
 	}
 	b.subst = b.subst || f.subst
 	b.remote = b.remote || f.remote
+	if f.secret != "" {
+		b.secret = f.secret
+	}
 	b.proc = b.proc || f.proc
 	b.under = b.under || f.under
 	if f.under && f.named {
@@ -121,6 +131,9 @@ func (a *analyzer) word(c *ctx, st *state, w *syntax.Word, assign bool) []field 
 		}
 		f := field{val: b.sb.String(), known: b.known, reason: b.reason, glob: b.glob, subst: b.subst,
 			remote: b.remote, proc: b.proc, under: b.under, named: b.named, pos: sp.start, end: sp.end}
+		if b.secret != "" {
+			f.secret, f.partial = b.secret, f.val
+		}
 		if !f.known {
 			f.val = ""
 		}
@@ -581,6 +594,9 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 		return []field{unknownField("special parameter $" + name + " is not known at check time")}
 	}
 	v := a.lookup(st, name)
+	if sv, ok := a.secretParam(st, name, x, v); ok {
+		return []field{sv}
+	}
 	if x.Length {
 		if v.known {
 			return []field{lit(strconv.Itoa(utf8.RuneCountInString(v.val)))}
@@ -738,6 +754,9 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 	f := unknownField("output of command substitution is not known at check time")
 	f.subst = true
 	for i := start; i < len(a.out.Commands); i++ {
+		if ss := a.meta[i].secrets; len(ss) > 0 && f.secret == "" {
+			f.secret = ss[0] // $(echo $TOKEN | base64)
+		}
 		if isFetcher(&a.out.Commands[i]) {
 			f.remote = true
 			f.reason = "output of command substitution comes from the network"
