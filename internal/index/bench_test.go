@@ -213,3 +213,39 @@ func BenchmarkGoSource(b *testing.B) {
 		b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms-save-to-searchable")
 	})
 }
+
+// BenchmarkColdBuild is the cold build of a copy of $GOROOT/src
+// alone, to profile:
+//
+//	go test -run '^$' -bench ColdBuild -benchtime 1x -cpuprofile cpu.out ./internal/index
+func BenchmarkColdBuild(b *testing.B) {
+	ctags := testtools.Find(b, "ctags")
+	root := goSource(b)
+	ctx := context.Background()
+	for b.Loop() {
+		dir := b.TempDir()
+		var ru0, ru1 syscallRusage
+		getRusage(&ru0)
+		t0 := time.Now()
+		x, err := Open(ctx, Options{Root: root, Dir: dir, Ctags: Ctags{Program: ctags}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		phase := ""
+		if err := x.Build(ctx, func(p Progress) {
+			if p.Phase != phase {
+				phase = p.Phase
+				b.Logf("%8.2fs %s", time.Since(t0).Seconds(), phase)
+			}
+		}); err != nil {
+			b.Fatal(err)
+		}
+		wall := time.Since(t0)
+		getRusage(&ru1)
+		st := x.Status()
+		x.Close()
+		corpus := float64(st.Bytes)
+		b.ReportMetric(corpus/1e6/wall.Seconds(), "MB/s-wall")
+		b.ReportMetric(corpus/1e6/(ru1.cpu()-ru0.cpu()).Seconds(), "MB/s-cpu")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -12,6 +13,18 @@ import (
 type matcher struct {
 	re        *regexp.Regexp
 	wholeWord bool
+	// lit, when set, is found with byte comparisons instead of re (which
+	// gives the same matches): a literal query matched case-sensitively
+	// (or a regular expression that is one), or an ASCII literal matched
+	// ignoring case (then lit is in lower case and fold is set).
+	lit  []byte
+	fold bool
+	// rare is the position in lit of its rarest byte in source code,
+	// which is searched for first.
+	rare int
+	// foldKS: lit holds a k or an s, which (?i) also matches as the
+	// Kelvin sign and the long s; content holding either is left to re.
+	foldKS bool
 }
 
 // compile turns a query and its options into a matcher.
@@ -32,7 +45,135 @@ func compile(query string, opts Options) (*matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: %q: %w: %w", query, ErrBadQuery, err)
 	}
-	return &matcher{re: re, wholeWord: opts.WholeWord}, nil
+	m := &matcher{re: re, wholeWord: opts.WholeWord}
+	if p, complete := re.LiteralPrefix(); complete && p != "" {
+		m.lit = []byte(p)
+	} else if !opts.UseRegex && !opts.CaseSensitive && asciiOnly(query) {
+		m.lit = []byte(strings.ToLower(query))
+		for _, c := range m.lit {
+			if c >= 'a' && c <= 'z' {
+				m.fold = true
+			}
+			if c == 'k' || c == 's' {
+				m.foldKS = true
+			}
+		}
+	}
+	for i, c := range m.lit {
+		if byteRank[c] < byteRank[m.lit[m.rare]] {
+			m.rare = i
+		}
+	}
+	return m, nil
+}
+
+func asciiOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// The Kelvin sign and the long s, which (?i) matches as k and s.
+var kelvin, longS = []byte("\u212a"), []byte("\u017f")
+
+// literal returns the literal to find in content in place of the regular
+// expression, nil when content needs the regular expression.
+func (m *matcher) literal(content []byte) []byte {
+	if m.lit == nil || m.foldKS && (bytes.Contains(content, kelvin) || bytes.Contains(content, longS)) {
+		return nil
+	}
+	return m.lit
+}
+
+// index returns the offset of the first occurrence of m.lit in b (ASCII
+// case folded when m.fold), -1 for none. It looks for the literal's rarest
+// byte first (memchr), as ripgrep does, then compares the rest.
+func (m *matcher) index(b []byte) int {
+	lit, r := m.lit, m.rare
+	n := len(lit)
+	if len(b) < n {
+		return -1
+	}
+	c := lit[r]
+	if !m.fold || c < 'a' || c > 'z' {
+		for i := r; i <= len(b)-n+r; {
+			j := bytes.IndexByte(b[i:len(b)-n+r+1], c)
+			if j < 0 {
+				return -1
+			}
+			i += j
+			if s := i - r; m.equal(b[s : s+n]) {
+				return s
+			}
+			i++
+		}
+		return -1
+	}
+	// A letter under folding: either case, looked for in windows so
+	// neither search runs far past the other's next hit.
+	const window = 4096
+	u := c - 'a' + 'A'
+	last := len(b) - n + r // the last position the rare byte can be at
+	for lo := r; lo <= last; lo += window {
+		hi := min(last+1, lo+window)
+		w := b[lo:hi]
+		for i := 0; i < len(w); {
+			j := bytes.IndexByte(w[i:], c)
+			k := bytes.IndexByte(w[i:], u)
+			if j < 0 || (k >= 0 && k < j) {
+				j = k
+			}
+			if j < 0 {
+				break
+			}
+			i += j
+			if s := lo + i - r; m.equal(b[s : s+n]) {
+				return s
+			}
+			i++
+		}
+	}
+	return -1
+}
+
+// equal reports whether b (as long as m.lit) is m.lit.
+func (m *matcher) equal(b []byte) bool {
+	if !m.fold {
+		return bytes.Equal(b, m.lit)
+	}
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != m.lit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// byteRank ranks bytes by how often they occur in source code (0 the
+// rarest), counted over $GOROOT/src.
+var byteRank = [256]uint8{
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 253, 249, 9, 10, 58, 11, 12,
+	13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+	255, 183, 226, 161, 167, 174, 179, 169, 232, 231, 187, 180, 244, 186, 233, 234,
+	251, 236, 230, 219, 221, 202, 218, 196, 209, 199, 229, 176, 178, 224, 171, 158,
+	157, 216, 191, 205, 203, 215, 194, 185, 184, 206, 163, 175, 197, 201, 193, 208,
+	204, 172, 212, 223, 217, 188, 195, 182, 200, 181, 166, 190, 207, 189, 160, 220,
+	165, 247, 222, 240, 238, 254, 239, 227, 225, 246, 168, 198, 241, 228, 248, 243,
+	235, 170, 250, 245, 252, 237, 210, 192, 242, 211, 177, 214, 173, 213, 156, 29,
+	155, 144, 154, 148, 127, 146, 139, 98, 149, 131, 138, 91, 111, 77, 99, 73,
+	109, 92, 96, 114, 136, 140, 86, 128, 124, 135, 68, 71, 134, 141, 105, 78,
+	87, 97, 89, 95, 132, 126, 104, 113, 94, 137, 110, 119, 123, 117, 100, 82,
+	85, 129, 125, 120, 93, 101, 88, 162, 90, 145, 112, 107, 142, 116, 133, 84,
+	30, 31, 164, 122, 63, 60, 51, 69, 59, 83, 79, 62, 121, 81, 152, 106,
+	74, 67, 50, 53, 55, 75, 76, 80, 150, 153, 65, 66, 56, 46, 49, 52,
+	103, 147, 159, 151, 102, 130, 143, 115, 108, 72, 70, 57, 61, 54, 47, 64,
+	118, 32, 33, 34, 48, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45,
 }
 
 // scan calls fn for every reported match of content, in order: line is
@@ -41,6 +182,10 @@ func compile(query string, opts Options) (*matcher, error) {
 // loc the match's byte offsets in text (with submatches when sub). fn
 // returns false to stop.
 func (m *matcher) scan(content []byte, sub bool, fn func(line, start int, text []byte, loc []int) bool) {
+	if lit := m.literal(content); lit != nil && !sub {
+		m.scanLiteral(content, fn)
+		return
+	}
 	// A regular expression can only match in a line if it matches in the
 	// whole buffer ((?m) makes ^ and $ line anchors), so the buffer is
 	// searched first and only lines holding a candidate are examined. "\r"
@@ -76,6 +221,52 @@ func (m *matcher) scan(content []byte, sub bool, fn func(line, start int, text [
 		}
 		if le == len(content) {
 			return
+		}
+		pos = le + 1
+	}
+}
+
+// scanLiteral is scan for m.lit: the same matches as the regular
+// expression (leftmost, not overlapping, line by line), found with byte
+// searches. A literal that holds a line break matches no line.
+func (m *matcher) scanLiteral(content []byte, fn func(line, start int, text []byte, loc []int) bool) {
+	if bytes.IndexByte(m.lit, '\n') >= 0 {
+		return
+	}
+	var loc [2]int
+	pos, lineNo, counted := 0, 0, 0
+	for pos < len(content) {
+		at := m.index(content[pos:])
+		if at < 0 {
+			return
+		}
+		ls := pos
+		if i := bytes.LastIndexByte(content[pos:pos+at], '\n'); i >= 0 {
+			ls = pos + i + 1
+		}
+		le := len(content)
+		if i := bytes.IndexByte(content[pos+at:], '\n'); i >= 0 {
+			le = pos + at + i
+		}
+		lineNo += bytes.Count(content[counted:ls], []byte{'\n'})
+		counted = ls
+		text := content[ls:le]
+		if n := len(text); n > 0 && text[n-1] == '\r' {
+			text = text[:n-1]
+		}
+		for i := 0; i+len(m.lit) <= len(text); {
+			j := m.index(text[i:])
+			if j < 0 {
+				break
+			}
+			loc[0], loc[1] = i+j, i+j+len(m.lit)
+			i = loc[1]
+			if m.wholeWord && !wholeWord(text, loc[0], loc[1]) {
+				continue
+			}
+			if !fn(lineNo, ls, text, loc[:]) {
+				return
+			}
 		}
 		pos = le + 1
 	}

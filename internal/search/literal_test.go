@@ -1,0 +1,97 @@
+package search
+
+import (
+	"fmt"
+	"testing"
+	"unicode"
+)
+
+// scanAll collects what scan reports, as "line:start:from-to" strings.
+func scanAll(m *matcher, content []byte) []string {
+	var out []string
+	m.scan(content, false, func(line, start int, text []byte, loc []int) bool {
+		out = append(out, fmt.Sprintf("%d:%d:%d-%d:%q", line, start, loc[0], loc[1], text))
+		return true
+	})
+	return out
+}
+
+// checkLiteral compares the literal fast path with the regular expression
+// it stands for on content.
+func checkLiteral(t *testing.T, q string, opts Options, content []byte) {
+	t.Helper()
+	m, err := compile(q, opts)
+	if err != nil {
+		return
+	}
+	slow := *m
+	slow.lit = nil
+	got, want := scanAll(m, content), scanAll(&slow, content)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%q %+v in %q:\nliteral %v\nregexp  %v", q, opts, content, got, want)
+	}
+}
+
+func TestLiteralFastPath(t *testing.T) {
+	contents := []string{
+		"errors.New(x)\nERRORS.NEW\nerrors.newer errors.New\r\nxerrors.New\n",
+		"abc abc\nabcabc\n  abc\r\nABC xabc abcx\n",
+		"ok OK \u212a k\n\u017fs S\nmask MASK ma\u212aK\n", // Kelvin sign, long s
+		"a\xffb\xe2\x84k\n\xc5abc\n",                        // invalid UTF-8 around ASCII
+		"line one\nline two\n\nline three",
+		"aaaa\naaaaaaa\n",
+		"tab\there\r\n\r\n",
+	}
+	queries := []string{"errors.New", "abc", "k", "s", "ok", "mask", "A", "aa", "aaa", "line", "LINE T", "b", "\n", "e\nl", "\r", "o\r", "\t", "é", "x"}
+	for _, c := range contents {
+		for _, q := range queries {
+			for _, o := range []Options{{}, {CaseSensitive: true}, {WholeWord: true}, {CaseSensitive: true, WholeWord: true}} {
+				checkLiteral(t, q, o, []byte(c))
+			}
+		}
+	}
+	// Regular expressions that are literals take the fast path too.
+	for _, q := range []string{`errors\.New`, `abc`} {
+		m, _ := compile(q, Options{UseRegex: true, CaseSensitive: true})
+		if m.lit == nil {
+			t.Errorf("%q: no literal fast path", q)
+		}
+		checkLiteral(t, q, Options{UseRegex: true, CaseSensitive: true}, []byte(contents[0]))
+	}
+	// Not a literal, or not ASCII under folding: the regular expression.
+	for _, c := range []struct {
+		q string
+		o Options
+	}{{`a.c`, Options{UseRegex: true}}, {"é", Options{}}, {`^abc`, Options{UseRegex: true, CaseSensitive: true}}} {
+		if m, _ := compile(c.q, c.o); m.lit != nil {
+			t.Errorf("%q %+v: literal fast path %q", c.q, c.o, m.lit)
+		}
+	}
+}
+
+// TestASCIIFolds is what the case-insensitive fast path relies on: under
+// Unicode simple folding, an ASCII letter is equal only to its other case,
+// except k and s (the Kelvin sign, the long s), and nothing else in ASCII
+// folds at all.
+func TestASCIIFolds(t *testing.T) {
+	for r := rune(0); r < unicode.MaxASCII+1; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			switch {
+			case f == '\u212a' && (r == 'k' || r == 'K'), f == '\u017f' && (r == 's' || r == 'S'):
+			case f < unicode.MaxASCII+1 && unicode.ToLower(f) == unicode.ToLower(r) && unicode.IsLetter(r):
+			default:
+				t.Errorf("%q folds to %q", r, f)
+			}
+		}
+	}
+}
+
+func FuzzLiteral(f *testing.F) {
+	f.Add("errors.New", "x errors.New y\nERRORS.new\r\n", false, false)
+	f.Add("k", "\u212a k K\n", false, true)
+	f.Add("ss", "\u017fs sS\n", false, false)
+	f.Add("a\nb", "a\nb\n", true, false)
+	f.Fuzz(func(t *testing.T, q, content string, caseSensitive, wholeWord bool) {
+		checkLiteral(t, q, Options{CaseSensitive: caseSensitive, WholeWord: wholeWord}, []byte(content))
+	})
+}
