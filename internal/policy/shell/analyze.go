@@ -238,6 +238,10 @@ type variable struct {
 	unset    bool // known to be unset
 	exported bool
 	carries  []Effect // reads whose content the value holds (x=$(cat f))
+	// nameref is set for a name reference (declare -n r=HOME): ref is the
+	// variable it stands for, "" until its first assignment names one.
+	nameref bool
+	ref     string
 }
 
 func (a *analyzer) initialState() *state {
@@ -314,7 +318,7 @@ func (st *state) merge(o *state) {
 }
 
 func sameVar(a, b variable) bool {
-	return a.unset == b.unset && a.f.known == b.f.known && a.f.val == b.f.val && a.f.under == b.f.under
+	return a.unset == b.unset && a.f.known == b.f.known && a.f.val == b.f.val && a.f.under == b.f.under && a.nameref == b.nameref && a.ref == b.ref
 }
 
 func (st *state) setDir(d, why string) {

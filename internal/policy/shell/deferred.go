@@ -202,6 +202,11 @@ func (k *call) hash() {
 		}
 		k.a.hashed[name.val] = e.Target
 		k.file(Exec, file, false)
+		if _, written := k.writtenScript(k.home(file)); !written && !(isSystemBin(e.Target) && path.Base(e.Target) == name.val) {
+			// NAME now runs a file the line did not write: what it holds,
+			// and what NAME will do later, cannot be read here
+			k.dynamicExec("hash -p makes " + name.val + " run " + e.Target + ", whose content is not known at check time")
+		}
 	}
 }
 

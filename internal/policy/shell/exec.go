@@ -105,6 +105,18 @@ func (a *analyzer) assign(c *ctx, st *state, as *syntax.Assign, exported bool) {
 	}
 	name := as.Name.Value
 	f := a.assignValue(c, st, as)
+	if v, ok := st.vars[name]; ok && v.nameref {
+		if v.ref == "" {
+			// the first assignment to a name reference names its variable
+			v.ref = refTarget(f)
+			if v.ref == "" {
+				v.nameref, v.f = false, unknownField("the variable a name reference stands for is not known at check time")
+			}
+			st.vars[name] = v
+			return
+		}
+		name = derefName(st, name) // r=/x assigns the variable r stands for
+	}
 	if as.Append {
 		old := a.lookup(st, name)
 		if old.known && f.known {
@@ -157,6 +169,7 @@ func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclC
 		variant = x.Variant.Value
 	}
 	exported := variant == "export"
+	nameref := false
 	argv := []string{variant}
 	for _, as := range x.Args {
 		if as.Name == nil && as.Value != nil {
@@ -164,6 +177,9 @@ func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclC
 			argv = append(argv, o.val)
 			if strings.HasPrefix(o.val, "-") && strings.Contains(o.val, "x") {
 				exported = true
+			}
+			if strings.HasPrefix(o.val, "-") && !strings.HasPrefix(o.val, "--") && strings.Contains(o.val, "n") && variant != "export" {
+				nameref = true // declare -n, local -n, typeset -n: a name reference
 			}
 			if variant == "export" && o.val == "-n" {
 				exported = false
@@ -175,6 +191,10 @@ func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclC
 			continue
 		}
 		argv = append(argv, c.text(nodeSpan(as)))
+		if nameref {
+			a.declareRef(c, st, as)
+			continue
+		}
 		if as.Naked {
 			if v, ok := st.vars[as.Name.Value]; ok {
 				v.exported = v.exported || exported
@@ -900,4 +920,47 @@ func (k *call) nested(code field, label string, pos []field, same bool) {
 		}
 		k.a.stmts(c, st, f.Stmts)
 	})
+}
+
+// declareRef declares a name reference (declare -n r=HOME): expansions of
+// r are expansions of HOME, assignments to r assign HOME. Without a value
+// (declare -n r) the first assignment names the variable.
+func (a *analyzer) declareRef(c *ctx, st *state, as *syntax.Assign) {
+	name := as.Name.Value
+	if as.Naked || as.Value == nil {
+		st.vars[name] = variable{nameref: true}
+		return
+	}
+	f := a.assignValue(c, st, as)
+	if t := refTarget(f); t != "" && t != name {
+		st.vars[name] = variable{nameref: true, ref: t}
+		return
+	}
+	st.vars[name] = variable{f: unknownField("the variable the name reference $" + name + " stands for is not known at check time")}
+}
+
+// refTarget is the variable name a name reference is given, or "".
+func refTarget(f field) string {
+	if !f.known || f.val == "" {
+		return ""
+	}
+	for i, r := range f.val {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return ""
+		}
+	}
+	return f.val
+}
+
+// derefName follows name references from name to the variable they stand
+// for (a few steps at most: bash refuses loops).
+func derefName(st *state, name string) string {
+	for range 8 {
+		v, ok := st.vars[name]
+		if !ok || !v.nameref || v.ref == "" {
+			return name
+		}
+		name = v.ref
+	}
+	return name
 }

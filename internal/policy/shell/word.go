@@ -498,6 +498,7 @@ func (a *analyzer) positional(st *state, star bool) []field {
 
 // lookup returns the value of variable name.
 func (a *analyzer) lookup(st *state, name string) field {
+	name = derefName(st, name)
 	if v, ok := st.vars[name]; ok {
 		if v.unset {
 			return lit("")
@@ -534,6 +535,7 @@ func (a *analyzer) lookup(st *state, name string) field {
 // isSet reports whether name is known to be set (true, true), known to be
 // unset (false, true) or unknown.
 func (a *analyzer) isSet(st *state, name string) (set, known bool) {
+	name = derefName(st, name)
 	if v, ok := st.vars[name]; ok {
 		if v.unset {
 			return false, true
@@ -566,7 +568,7 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 	if x.Param == nil {
 		return []field{unknownField("unsupported parameter expansion")}
 	}
-	name := x.Param.Value
+	name := derefName(st, x.Param.Value)
 	if v, ok := st.vars[name]; ok && len(v.carries) > 0 && len(a.carried) < maxCarries {
 		a.carried = append(a.carried, v.carries...)
 	}

@@ -1,0 +1,62 @@
+package shell
+
+import "testing"
+
+// TestNamerefs: a name reference (declare -n, local -n, typeset -n) is the
+// variable it names: its expansions read that variable, its assignments
+// write it, and a reference declared without a value names its variable
+// at its first assignment, as bash does.
+func TestNamerefs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`declare -n h=HOME; rm -r "$h"/Music`, []string{"delete:r /home/u/Music"}},
+		{`typeset -n h=HOME; cp x "${h}/.profile"`, []string{"write /home/u/.profile"}},
+		{`g(){ local -n p=HOME; shred -u "$p/.netrc"; }; g`, []string{"delete /home/u/.netrc"}},
+		{`declare -rn h=HOME; rm -rf $h/src`, []string{"delete:r /home/u/src"}},
+		{`declare -n r; r=HOME; rm -rf "$r/notes"`, []string{"delete:r /home/u/notes"}},
+		{`declare -n r=D; D=/etc; rm -rf "$r/ssl"`, []string{"delete:r /etc/ssl"}},
+		{`declare -n r=D; r=/srv; rm -rf "$D"/www`, []string{"delete:r /srv/www"}},
+		{`declare -n a=b; declare -n b=a; rm -rf "$a/x"`, []string{"!delete:r /home/u/x"}},
+		{`declare -n r="$1"; rm -rf "$r/x"`, []string{"delete:r ?"}},
+		{`declare -n r=PWD; rm -rf "$r/build"`, []string{"delete:r /home/u/proj/build"}},
+		{`export -n PATH; rm -rf build`, []string{"delete:r /home/u/proj/build"}},
+	} {
+		a, err := Analyze(c.in, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		for _, w := range c.want {
+			if msg := check(a, w); msg != "" {
+				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
+			}
+		}
+	}
+}
+
+// TestHashP: hash -p FILE NAME makes NAME run FILE later in the shell. A
+// file the line wrote is judged by its content; any other file but the
+// program's own is code not known at check time.
+func TestHashP(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`hash -p /opt/x/helper git; git status`, []string{"tag dynamic-exec", "exec /opt/x/helper"}},
+		{`hash -p ./bin/fake make`, []string{"tag dynamic-exec"}},
+		{`hash -p /usr/bin/git git`, []string{"!tag dynamic-exec"}},
+		{`echo 'rm -rf ~/Music' > /tmp/m; hash -p /tmp/m ls; ls`, []string{"delete:r /home/u/Music"}},
+		{`hash -r; hash git`, []string{"!tag dynamic-exec"}},
+	} {
+		a, err := Analyze(c.in, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		for _, w := range c.want {
+			if msg := check(a, w); msg != "" {
+				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
+			}
+		}
+	}
+}
