@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -789,7 +790,7 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 	finish := func(i int, d *doc, syms []Symbol, fresh bool) {
 		d.symbols = syms
 		if d.ranked {
-			d.chunks = chunkFile(syms, lineCount(d.content))
+			d.chunks = slices.Clone(chunkFile(syms, lineCount(d.content)))
 		}
 		if fresh {
 			if err := g.write(record{Path: d.path, Hash: d.hash, Size: d.size, MTime: d.mtime}, syms); err != nil {

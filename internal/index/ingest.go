@@ -99,8 +99,26 @@ func readFile(r *os.Root, rel string) (content []byte, fi os.FileInfo, ok bool) 
 		return nil, fi, false
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, search.MaxFileSize+1))
-	if err != nil || len(b) > search.MaxFileSize {
+	// A buffer of the size Lstat gave, so the content kept in memory
+	// has no spare capacity; a file that grew meanwhile reads on.
+	b := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, b)
+	switch {
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		b = b[:n:n]
+	case err != nil:
+		return nil, fi, false
+	default:
+		var one [1]byte
+		if m, _ := f.Read(one[:]); m > 0 {
+			rest, err := io.ReadAll(io.LimitReader(f, search.MaxFileSize))
+			if err != nil {
+				return nil, fi, false
+			}
+			b = append(append(b, one[0]), rest...)
+		}
+	}
+	if len(b) > search.MaxFileSize {
 		return nil, fi, false
 	}
 	return b, fi, true

@@ -172,6 +172,8 @@ func newSegment(docs []*doc) *segment {
 	}
 	wg.Wait()
 	sort.Slice(s.syms, func(i, j int) bool { return s.syms[i].lower < s.syms[j].lower })
+	// The appends left up to half of each slice unused.
+	s.chunks, s.syms = slices.Clone(s.chunks), slices.Clone(s.syms)
 	return s
 }
 
@@ -236,7 +238,8 @@ func trigramsOf(content []byte, seen *bitset) []trigram {
 			a, b = b, c
 		}
 		slices.Sort(out)
-		return compactTrigrams(out)
+		// A copy: out has a slot for every byte of content.
+		return slices.Clone(compactTrigrams(out))
 	}
 	a, b := fold(content[0]), fold(content[1])
 	for i := 2; i < len(content); i++ {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -95,7 +96,7 @@ func goSymbols(content []byte) []Symbol {
 			}
 		}
 	}
-	return out
+	return slices.Clone(out) // kept as long as the file is indexed: no spare capacity
 }
 
 func fieldSymbols(fl *ast.FieldList, kind, scope string, line func(token.Pos) int) []Symbol {
