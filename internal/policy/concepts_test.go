@@ -365,7 +365,7 @@ func TestPersistenceInWorkspace(t *testing.T) {
 		{call: bash("echo 'use nix' > .envrc && direnv allow ."), want: Ask},
 		{call: bash("pnpm config set node-options=--require=/tmp/x.js"), want: Deny},
 		{call: bash("npm config set -L project script-shell ./x.sh"), want: Deny},
-		{call: bash("npm config set registry https://registry.example.com"), want: Deny}, // writes ~/.npmrc
+		{call: bash("npm config set registry https://registry.example.com"), want: Ask}, // installs come from elsewhere
 		{call: bash("pip config set global.index-url https://pypi.example/simple"), want: Deny},
 		{call: bash("systemctl --user enable backup.timer"), want: Ask},
 		{call: bash("loginctl enable-linger dev"), want: Ask},

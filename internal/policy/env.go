@@ -342,16 +342,27 @@ func (r *roots) reachesProtected(target, resolved string, recursive, meta bool, 
 	if target == "" {
 		return false
 	}
+	// A glob's target is the directory before its first glob segment: what
+	// it reaches is decided by the pattern, segment by segment (rm -rf
+	// /tmp/x/go-build* cannot name /tmp/x/home/.local/share/warden, rm -rf
+	// /tmp/x/* can), as written and with that directory's symlinks resolved.
+	var globR string
+	if glob != "" && resolved != "" && resolved != target && strings.HasPrefix(glob, target+"/") {
+		globR = resolved + glob[len(target):]
+	}
 	for _, d := range r.allPro {
 		for _, t := range [2]string{target, resolved} {
 			if t == "" {
 				continue
 			}
-			if within(t, d) || recursive && !meta && within(d, t) {
+			if within(t, d) || glob == "" && recursive && !meta && within(d, t) {
 				return true
 			}
 		}
 		if glob != "" && globReaches(glob, d, recursive && !meta, meta) {
+			return true
+		}
+		if globR != "" && globReaches(globR, d, recursive && !meta, meta) {
 			return true
 		}
 	}

@@ -38,7 +38,7 @@ tests:
   - {command: "npm install", expect: deny, rule: no-npm}
   - {command: "pnpm install", expect: allow}
   - {command: "rm -rf ~/.cache/go-build", expect: allow, rule: cache-ok}
-  - {command: "rm -rf ~/.cache/other", expect: deny, rule: delete-outside-workspace}
+  - {command: "rm -rf ~/.config/other", expect: deny, rule: delete-outside-workspace}
   - {command: "rm -rf ~/.cache/go-build ~/Documents", expect: deny}
   - {command: "git reset --hard", expect: ask}
 `)

@@ -225,7 +225,7 @@ func TestDefaultPolicyShell(t *testing.T) {
 		{call: bash("git config core.hooksPath /tmp/hooks"), want: D, rule: "git-config-exec"},
 		{call: bash("git push -f"), want: Q, rule: "force-push-unnamed"},
 		{call: bash("git push --force origin HEAD"), want: Q, rule: "force-push-unnamed"},
-		{call: bash("git push --force-with-lease origin feature/x"), want: Q, rule: "force-push"},
+		{call: bash("git push --force-with-lease origin feature/x"), want: A},
 		{call: bash("git push origin --delete feature/old"), want: Q},
 		{call: bash("git reset --hard HEAD~1"), want: Q, rule: "git-reset-hard"},
 		{call: bash("git reset --hard"), want: Q},

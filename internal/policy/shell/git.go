@@ -339,7 +339,9 @@ func (k *call) currentBranch() string {
 func (k *call) gitPush(rest []field) {
 	p := parseOpts(rest, spec{arg: "o", long: []string{"repo", "push-option", "receive-pack", "exec"}})
 	force := p.has("f", "force", "force-with-lease", "mirror")
-	lease := p.has("force-with-lease")
+	// a lease holds only when nothing forces without one (--force and a
+	// +ref override it)
+	lease := p.has("force-with-lease") && !p.has("f", "force", "mirror")
 	del := p.has("d", "delete")
 	remote := ""
 	var refs []field
@@ -359,7 +361,7 @@ func (k *call) gitPush(rest []field) {
 		}
 		v := r.val
 		if strings.HasPrefix(v, "+") {
-			force = true
+			force, lease = true, false
 			v = v[1:]
 		}
 		dst := v
@@ -485,10 +487,15 @@ func (k *call) gitConfig(rest []field) {
 	var target field
 	switch {
 	case p.has("global"):
-		if k.a.opts.Home == "" {
-			target = unknownField("home directory is not known")
+		// $HOME as the line may have set it (HOME=/etc git config --global …)
+		h, set := k.envVar("HOME")
+		if !set {
+			h = k.a.lookup(k.st, "HOME")
+		}
+		if h.known && strings.HasPrefix(h.val, "/") {
+			target = lit(path.Join(h.val, ".gitconfig"))
 		} else {
-			target = lit(path.Join(k.a.opts.Home, ".gitconfig"))
+			target = unknownField("home directory is not known")
 		}
 	case p.has("system"):
 		target = lit("/etc/gitconfig")

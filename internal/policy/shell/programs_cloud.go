@@ -10,6 +10,7 @@ func cloudPrograms() []program {
 		{names: []string{"docker", "podman", "nerdctl"}, model: (*call).docker,
 			examples: []example{ex("docker volume rm $(docker volume ls -q)", "tag remote.delete"), ex("docker volume rm cache", "!tag remote.delete"), ex("docker system prune -af --volumes", "tag remote.delete"),
 				ex("docker compose down -v", "tag remote.delete"), ex("docker compose down", "!tag remote.delete"), ex("docker volume ls", "!tag remote.delete"),
+				ex("docker rm -f $(docker ps -aq)", "tag remote.delete"), ex("docker container rm -f web db", "!tag remote.delete"),
 				ex("docker push r/i", "tag publish"), ex("docker run --privileged i", "tag container.host")}},
 		{names: []string{"docker-compose", "podman-compose"}, model: func(k *call) {
 			k.compose(k.args, k.name)
@@ -95,6 +96,15 @@ func (k *call) docker() {
 		return
 	case "exec":
 		k.containerRun(ops[1:], k.name+" exec", true)
+		return
+	case "rm":
+		// a container's writable layer goes with it: containers not named
+		// ($(docker ps -aq), xargs) may be every one, databases included,
+		// and ask; one named container is routine cleanup
+		if !allKnown(ops[1:]) {
+			k.tag(TagRemoteDelete)
+			k.attr("containers", "not named")
+		}
 		return
 	case "compose":
 		k.compose(ops[1:], k.name+" compose")

@@ -224,8 +224,12 @@ func (k *call) pmConfig(rest []field, file string) {
 	default:
 		if f, ok := p.get("userconfig"); ok {
 			k.file(Write, f, false)
-		} else if h := k.a.lookup(k.st, "HOME"); h.known && strings.HasPrefix(h.val, "/") {
+		} else if h, set := k.envVar("HOME"); set && h.known && strings.HasPrefix(h.val, "/") {
+			k.file(Write, lit(path.Join(h.val, file)), false) // HOME=/x npm config set …
+		} else if h := k.a.lookup(k.st, "HOME"); !set && h.known && strings.HasPrefix(h.val, "/") {
 			k.file(Write, lit(path.Join(h.val, file)), false)
+		} else {
+			k.eff(Effect{Kind: Write, Unknown: true, Reason: "the " + file + " in a home directory not known at check time"})
 		}
 	}
 }
