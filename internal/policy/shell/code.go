@@ -615,6 +615,24 @@ func (s *codeScan) eval(ts []ctok) codeVal {
 				}
 			}
 			i += 3
+		case t.kind == cPunct && t.val == "." && i > 0 && i+2 < len(ts) && ts[i+1].kind == cIdent && (ts[i+1].val == "joinpath" || ts[i+1].val == "join" && s.lang == "python" && strs > 0) &&
+			ts[i+2].kind == cPunct && ts[i+2].val == "(":
+			// pathlib's Path.home().joinpath(".ssh", "id_rsa")
+			j := closeParen(ts, i+2)
+			if j < 0 {
+				j = len(ts)
+			}
+			for _, a := range splitArgs(ts[min(i+3, j):j]) {
+				av := s.eval(a)
+				b.WriteByte('/')
+				if av.kind == 's' {
+					b.WriteString(av.s)
+					v.partial = v.partial || av.partial
+				} else {
+					ph()
+				}
+			}
+			i = j
 		case t.kind == cPunct && t.val == "/" && s.lang == "python" && i > 0 && i+1 < len(ts):
 			// pathlib joins with /
 			b.WriteByte('/')
@@ -1216,6 +1234,14 @@ func (s *codeScan) callValue(name string, argToks []ctok) (string, bool) {
 	switch last {
 	case "home", "homedir", "gethomedir", "home_dir":
 		return homeTok, true
+	case "glob", "bsd_glob", "iglob":
+		// the files a pattern names: the pattern stands for them
+		if v, ok := str(0); ok {
+			if v == "~" || strings.HasPrefix(v, "~/") {
+				return homeTok + v[1:], true
+			}
+			return v, true
+		}
 	case "getenv", "get", "fetch", "env":
 		if v, ok := str(0); ok && (v == "HOME" || v == "USERPROFILE") && (last != "get" || strings.Contains(n, "environ") || strings.Contains(n, "env")) {
 			return homeTok, true
@@ -1269,7 +1295,7 @@ func (s *codeScan) final(v string) string {
 // home directory, a variable): the literal ones are read by inlineCode.
 func (s *codeScan) fileCall(i int, name string) {
 	ts := s.toks
-	if i+1 >= len(ts) || ts[i+1].kind != cPunct || ts[i+1].val != "(" {
+	if s.methodFileCall(i, name) {
 		return
 	}
 	last := lastName(name)
@@ -1277,14 +1303,34 @@ func (s *codeScan) fileCall(i int, name string) {
 	if !ok {
 		kind, ok = fileOps[last]
 	}
-	if !ok || twoPathOps[last] || kind == Read {
+	if !ok || twoPathOps[last] {
 		return
+	}
+	paren := i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "("
+	if !paren && !(bareCalls(s.lang) && i+1 < len(ts) && (ts[i+1].kind == cIdent || ts[i+1].kind == cStr && (ts[i+1].interp || strings.Contains(ts[i+1].val, homeTok)))) {
+		return // perl's unlink glob(…) and unlink "$ENV{HOME}/…" take no parentheses
 	}
 	args, _ := s.callArgs(i)
 	if len(args) == 0 || len(args[0]) == 1 && args[0][0].kind == cStr && !args[0][0].interp && !strings.Contains(args[0][0].val, homeTok) {
 		return // a literal: inlineCode's scan has it
 	}
 	v := s.eval(args[0])
+	if (last == "open" || last == "fopen") && len(args) > 1 {
+		if m := s.eval(args[1]); m.kind == 's' && !m.partial && m.s != "" && strings.Trim(m.s, "rwabtxU+<>|") == "" && strings.ContainsAny(m.s, "wax+>") {
+			kind = Write // open(os.path.join(home, ".bashrc"), "w")
+		}
+	}
+	if kind == Read {
+		// a read whose path is computed counts when the whole path is
+		// known (readFileSync(os.homedir() + "/.ssh/id_rsa")); a read
+		// of a path not known adds nothing, as everywhere
+		if v.kind == 's' && !v.partial && !strings.Contains(v.s, codePH) && (strings.Contains(v.s, homeTok) || strings.HasPrefix(v.s, "/")) {
+			if p := s.final(v.s); looksLikePath(p) {
+				s.k.file(Read, sub(plain(s.code), p), false)
+			}
+		}
+		return
+	}
 	rec := recursiveOps[last]
 	switch {
 	case v.kind == 's' && !strings.Contains(v.s, codePH):
@@ -1347,4 +1393,81 @@ func (s *codeScan) downloadCall(i int, name string) {
 		}
 		s.k.a.downloaded[e.Target] = true
 	}
+}
+
+// methodFileCall judges a file operation called as a method of a path
+// object whose path is computed (Path.home().joinpath(".bashrc")
+// .write_text(…), (Path.home() / ".ssh" / "id_rsa").read_text()): the
+// receiver is the path. It reports whether name was such a method.
+func (s *codeScan) methodFileCall(i int, name string) bool {
+	ts := s.toks
+	kind, ok := pathMethods[name]
+	if !ok || i < 2 || ts[i-1].kind != cPunct || ts[i-1].val != "." || i+1 >= len(ts) || ts[i+1].kind != cPunct || ts[i+1].val != "(" {
+		return false
+	}
+	start := receiverStart(ts, i-1)
+	if start < 0 {
+		return false
+	}
+	recv := ts[start : i-1]
+	if len(recv) >= 2 && recv[0].kind == cPunct && recv[0].val == "(" && closeParen(recv, 0) == len(recv)-1 {
+		recv = recv[1 : len(recv)-1]
+	}
+	v := s.eval(recv)
+	if v.kind != 's' || !strings.Contains(v.s, homeTok) {
+		return true // literal receivers are read by inlineCode
+	}
+	if name == "open" {
+		if args, _ := s.callArgs(i); len(args) > 0 {
+			if m := s.eval(args[0]); m.kind == 's' && strings.ContainsAny(m.s, "wax+") {
+				kind = Write
+			}
+		}
+	}
+	if v.partial || strings.Contains(v.s, codePH) {
+		if kind != Read {
+			s.k.eff(Effect{Kind: kind, Unknown: true, Recursive: name == "rmtree", Reason: "a path under home " + s.k.name + " computes at run time"})
+		}
+		return true
+	}
+	s.k.file(kind, sub(plain(s.code), s.final(v.s)), name == "rmtree")
+	return true
+}
+
+// receiverStart returns the index of the first token of the expression
+// whose method is called at the "." ts[dot], or -1: a chain of names,
+// calls and a parenthesised expression.
+func receiverStart(ts []ctok, dot int) int {
+	j := dot - 1
+	for j >= 0 {
+		switch t := ts[j]; {
+		case t.kind == cPunct && t.val == ")":
+			d := 0
+			for ; j >= 0; j-- {
+				if ts[j].kind == cPunct && ts[j].val == ")" {
+					d++
+				} else if ts[j].kind == cPunct && ts[j].val == "(" {
+					d--
+					if d == 0 {
+						break
+					}
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			if j > 0 && ts[j-1].kind == cIdent {
+				j--
+			}
+		case t.kind == cIdent || t.kind == cStr:
+		default:
+			return -1
+		}
+		if j > 0 && ts[j-1].kind == cPunct && ts[j-1].val == "." {
+			j -= 2
+			continue
+		}
+		return j
+	}
+	return -1
 }
