@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/event"
 	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
+	"github.com/warden-dev/warden/internal/testtools"
 )
 
 // agentClient is a WebSocket JSON-RPC client of the daemon's Agent API door.
@@ -140,6 +142,12 @@ func TestAgentKill9MidTurnResumes(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// the shell call leaves processes behind: the killed daemon's guard
+	// ends them (internal/reaper)
+	marker := fmt.Sprintf("warden-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
+	if err := os.WriteFile(filepath.Join(wd, "spawn.sh"), []byte(spawnScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	fake := openaifake.New(func(r openaifake.Request) openaifake.Reply {
 		switch n := len(r.ToolResults()); {
 		case lastUser(r) == "go on":
@@ -147,7 +155,7 @@ func TestAgentKill9MidTurnResumes(t *testing.T) {
 		case n == 0:
 			return openaifake.Reply{Tool: "write", Args: map[string]any{"path": "a.txt", "content": "A"}}
 		default:
-			return openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "cat in"}}
+			return openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "./spawn.sh " + marker + " > pids; cat in"}}
 		}
 	})
 	defer fake.Close()
@@ -167,6 +175,20 @@ func TestAgentKill9MidTurnResumes(t *testing.T) {
 	}
 	d.kill9()
 	w.Close()
+	b, err := os.ReadFile(filepath.Join(wd, "pids"))
+	if err != nil || !strings.HasPrefix(string(b), "running ") {
+		t.Fatalf("pids %q %v", b, err)
+	}
+	for _, f := range strings.Fields(strings.TrimPrefix(string(b), "running ")) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testtools.WaitExit(t, pid, 10*time.Second)
+	}
+	if left := withMarker(t, marker); len(left) > 0 {
+		t.Fatalf("the daemon was killed, and its shell call left running: %q", left)
+	}
 
 	startDaemonIn(t, data, wd, env)
 	c2 := dialAgent(t, data)
@@ -274,4 +296,35 @@ func TestChat(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(wd, "note.md")); err != nil || string(b) != "hi" {
 		t.Fatalf("note.md = %q, %v", b, err)
 	}
+}
+
+// spawnScript leaves two processes behind, named by marker: a background
+// job in the shell's group and one that left the group and the session
+// (setsid); it prints their pids once both run.
+const spawnScript = `#!/bin/bash
+m() { until tr '\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q "$2"; do :; done; }
+(exec -a "$1-job" sleep 300) & p1=$!
+setsid bash -c 'exec -a "$0" sleep 300' "$1-setsid" & p2=$!
+m $p1 "$1-job"; m $p2 "$1-setsid"
+echo running $p1 $p2
+`
+
+// withMarker lists the processes whose command line holds marker.
+func withMarker(t *testing.T, marker string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
 }

@@ -7,11 +7,14 @@ import (
 	"os"
 
 	"github.com/warden-dev/warden/internal/cli"
+	"github.com/warden-dev/warden/internal/reaper"
 	"github.com/warden-dev/warden/internal/sandbox"
 )
 
 func main() {
 	// First: the hidden child mode of sandbox.Command (confine, then exec).
 	sandbox.MaybeRunChild()
+	// Then the hidden guard mode of the shell calls (internal/reaper).
+	reaper.MaybeRun()
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -308,6 +308,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		Launcher:     sandboxLauncher{core: c, machine: machine, exe: confiner, guarded: append([]string{cfg.PolicyFile}, cfg.PolicyEnv.PolicyFiles...)},
 		WorkspaceEnv: sv.TerminalEnv,
 		IndexDir:     filepath.Join(cfg.DataDir, "index"),
+		// shell calls run under warden's own guard (internal/reaper)
+		ExecGuard: confiner,
 	})
 	if err != nil {
 		closeAll()

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/warden-dev/warden/internal/reaper"
 )
 
 // ExecKillGrace is how long a command's process group has, after SIGTERM,
@@ -68,12 +70,31 @@ func (w *Workspace) exec(ctx context.Context, cwd, command string) (ExecResult, 
 	}
 	cmd.Dir = cwd
 	cmd.Env = terminalEnv(w.svc.opts.TerminalEnv)
-	cmd.SysProcAttr = execSysProcAttr()
 	out := &capped{limit: ExecOutputLimit}
 	cmd.Stdout, cmd.Stderr = out, out
+	// Under a guard (see internal/reaper) what the command starts goes
+	// with it, setsid'd grandchildren too, and with the daemon should it
+	// die; without one, the group is ended here and the shell has
+	// Pdeathsig.
+	var guard *reaper.Guarded
+	if exe := w.svc.opts.ExecGuard; exe != "" && reaper.Supported {
+		g, err := reaper.Wrap(exe, cmd)
+		if err != nil {
+			return ExecResult{}, err
+		}
+		guard, cmd = g, g.Cmd
+		defer guard.Release()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	} else {
+		cmd.SysProcAttr = execSysProcAttr()
+	}
 	// a grandchild that keeps the output open does not hold the call
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	if guard != nil {
+		guard.Started()
+	}
+	if err != nil {
 		return ExecResult{}, fmt.Errorf("start %q: %w", command, err)
 	}
 	pgid := cmd.Process.Pid
@@ -91,10 +112,15 @@ func (w *Workspace) exec(ctx context.Context, cwd, command string) (ExecResult, 
 		select {
 		case <-done:
 		case <-t.C:
+			if guard != nil {
+				// the guard kills and reaps everything, then exits
+				guard.Release()
+				return
+			}
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	})
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	wg.Wait()
 	// what the command left behind in its group goes with it

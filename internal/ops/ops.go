@@ -87,6 +87,12 @@ type Options struct {
 	// Launcher confines terminal shells; nil runs them unconfined (the
 	// daemon logs that the kernel sandbox is not enforced).
 	Launcher Launcher
+	// ExecGuard, when set, is warden's program (one that calls
+	// reaper.MaybeRun): Exec runs each command under its guard, so nothing
+	// the command starts outlives the call or the daemon (see
+	// internal/reaper). Empty: the command's group is ended when the call
+	// ends, and what left the group, or outlives a killed daemon, is not.
+	ExecGuard string
 	// TerminalEnv is the base environment of terminal shells ("KEY=value");
 	// nil means the daemon's own environment.
 	TerminalEnv []string

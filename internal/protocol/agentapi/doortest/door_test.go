@@ -2,6 +2,7 @@ package doortest
 
 import (
 	"bufio"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -577,5 +578,83 @@ func TestStreamCutMidCallClosesIt(t *testing.T) {
 	next := h.fake.Requests()[1]
 	if got := next.ToolResults(); len(got) != 1 || !strings.Contains(got[0], "not run: the model's answer failed") {
 		t.Fatalf("the model was told %q", got)
+	}
+}
+
+// spawnScript leaves two processes behind, named by marker: a background
+// job in the shell's group and one that left the group and the session
+// (setsid); it prints their pids once both run.
+const spawnScript = `#!/bin/bash
+m() { until tr '\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q "$2"; do :; done; }
+(exec -a "$1-job" sleep 300) & p1=$!
+setsid bash -c 'exec -a "$0" sleep 300' "$1-setsid" & p2=$!
+m $p1 "$1-job"; m $p2 "$1-setsid"
+echo running $p1 $p2
+`
+
+// withMarker lists the processes whose command line holds marker.
+func withMarker(t *testing.T, marker string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// TestShellLeavesNoProcess: a shell call's background jobs, a setsid'd
+// grandchild included, are gone once the call ends, and once it is
+// aborted.
+func TestShellLeavesNoProcess(t *testing.T) {
+	marker := fmt.Sprintf("warden-doortest-%d-%d", os.Getpid(), time.Now().UnixNano())
+	h := newHarness(t, queue(
+		openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "./spawn.sh " + marker + "-end"}},
+		openaifake.Reply{Text: "started them"},
+		openaifake.Reply{Tool: "shell", Args: map[string]any{"command": "./spawn.sh " + marker + "-abort > ready; sleep 60"}},
+	), harnessOptions{})
+	if err := os.WriteFile(filepath.Join(h.root, "spawn.sh"), []byte(spawnScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := h.dial()
+	id := c.create(h)
+	if res := c.message(id, "start them"); res.Text != "started them" {
+		t.Fatalf("turn %+v", res)
+	}
+	r, _ := event.DataOf[agent.ResultData](h.events(id, event.ToolResult)[0])
+	if r.Outcome != "ok" || !strings.HasPrefix(r.Content, "running ") {
+		t.Fatalf("result %+v", r)
+	}
+	if left := withMarker(t, marker); len(left) > 0 {
+		t.Fatalf("the call ended, and left running: %q", left)
+	}
+
+	fifo := filepath.Join(h.root, "ready")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "again"})
+	f, err := os.Open(fifo) // until the script has both running
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(f).ReadString('\n')
+	f.Close()
+	if err != nil || !strings.HasPrefix(line, "running ") {
+		t.Fatalf("%q %v", line, err)
+	}
+	c.call("agent.abort", map[string]any{"sessionId": id}, nil)
+	wait(t, turn, "agent.message")
+	if left := withMarker(t, marker); len(left) > 0 {
+		t.Fatalf("the call was aborted, and left running: %q", left)
 	}
 }

@@ -27,10 +27,14 @@ import (
 	"github.com/warden-dev/warden/internal/protocol/agentapi"
 	"github.com/warden-dev/warden/internal/provider"
 	"github.com/warden-dev/warden/internal/provider/sdk"
+	"github.com/warden-dev/warden/internal/reaper"
 	"github.com/warden-dev/warden/internal/workspace"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	reaper.MaybeRun() // the shell calls' guard is this test binary
+	goleak.VerifyTestMain(m)
+}
 
 const token = "test-admin-token"
 
@@ -88,7 +92,11 @@ func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harne
 			t.Fatal(err)
 		}
 	}
-	oo := ops.Options{Core: h.core, Registry: reg, TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.home}}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oo := ops.Options{Core: h.core, Registry: reg, ExecGuard: exe, TerminalEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.home}}
 	if o.ops != nil {
 		o.ops(&oo)
 	}
