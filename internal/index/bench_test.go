@@ -243,8 +243,12 @@ func BenchmarkColdBuild(b *testing.B) {
 		wall := time.Since(t0)
 		getRusage(&ru1)
 		st := x.Status()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
 		x.Close()
 		corpus := float64(st.Bytes)
+		b.ReportMetric(float64(ms.HeapAlloc)/corpus, "heap-x-corpus")
 		b.ReportMetric(corpus/1e6/wall.Seconds(), "MB/s-wall")
 		b.ReportMetric(corpus/1e6/(ru1.cpu()-ru0.cpu()).Seconds(), "MB/s-cpu")
 	}

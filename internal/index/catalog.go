@@ -57,25 +57,21 @@ type catSym struct {
 	E int    `json:"e"`
 }
 
-func toCat(syms []Symbol) []catSym {
-	out := make([]catSym, len(syms))
-	for i, s := range syms {
+func toCat(syms symTable) []catSym {
+	out := make([]catSym, syms.len())
+	for i := range out {
+		s := syms.at(i)
 		out[i] = catSym{N: s.Name, K: s.Kind, S: s.Scope, L: s.Line, E: s.EndLine}
 	}
 	return out
 }
 
-func fromCat(cs []catSym, kinds map[string]string) []Symbol {
+func fromCat(cs []catSym) symTable {
 	out := make([]Symbol, len(cs))
 	for i, c := range cs {
-		k, ok := kinds[c.K]
-		if !ok {
-			kinds[c.K] = c.K
-			k = c.K
-		}
-		out[i] = Symbol{Name: c.N, Kind: k, Scope: c.S, Line: c.L, EndLine: c.E}
+		out[i] = Symbol{Name: c.N, Kind: c.K, Scope: c.S, Line: c.L, EndLine: c.E}
 	}
-	return out
+	return newSymTable(out)
 }
 
 // generation is one catalog generation open for appending.
@@ -87,9 +83,8 @@ type generation struct {
 	// files is the last record of every path; hashes the symbols of every
 	// content hash (and language, see symKey) recorded (nil slice for content without symbols).
 	files  map[string]record
-	hashes map[string][]Symbol
+	hashes map[string]symTable
 	done   bool
-	kinds  map[string]string
 }
 
 // catalogDir holds a workspace's generations.
@@ -129,7 +124,7 @@ func (c catalogDir) openGen(name string) (*generation, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("index: catalog: %w", err)
 	}
-	g := &generation{dir: dir, name: name, files: map[string]record{}, hashes: map[string][]Symbol{}, kinds: map[string]string{}}
+	g := &generation{dir: dir, name: name, files: map[string]record{}, hashes: map[string]symTable{}}
 	p := filepath.Join(dir, "catalog")
 	if f, err := os.Open(p); err == nil {
 		sc := bufio.NewScanner(f)
@@ -161,7 +156,7 @@ func (g *generation) apply(r record) {
 	default:
 		if r.Hash != "" {
 			if _, ok := g.hashes[symKey(r.Hash, r.Path)]; !ok || r.Symbols != nil {
-				g.hashes[symKey(r.Hash, r.Path)] = fromCat(r.Symbols, g.kinds)
+				g.hashes[symKey(r.Hash, r.Path)] = fromCat(r.Symbols)
 			}
 		}
 		r.Symbols = nil
@@ -172,7 +167,7 @@ func (g *generation) apply(r record) {
 // write appends r with one write(2), so that it is either wholly there or
 // (torn by a crash) ignored when read back. Symbols are left out when the
 // content hash is already recorded.
-func (g *generation) write(r record, syms []Symbol) error {
+func (g *generation) write(r record, syms symTable) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if r.Hash != "" {
@@ -202,12 +197,12 @@ func (g *generation) write(r record, syms []Symbol) error {
 }
 
 // lookup returns the record of path and, for an indexed file, its symbols.
-func (g *generation) lookup(path string) (record, []Symbol, bool) {
+func (g *generation) lookup(path string) (record, symTable, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, ok := g.files[path]
 	if !ok {
-		return record{}, nil, false
+		return record{}, symTable{}, false
 	}
 	return r, g.hashes[symKey(r.Hash, r.Path)], true
 }
@@ -219,7 +214,7 @@ func symKey(hash, rel string) string { return hash + "|" + language(rel) }
 
 // symbolsOf returns the symbols recorded for a content hash in the
 // language of rel.
-func (g *generation) symbolsOf(hash, rel string) ([]Symbol, bool) {
+func (g *generation) symbolsOf(hash, rel string) (symTable, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, ok := g.hashes[symKey(hash, rel)]
@@ -228,7 +223,7 @@ func (g *generation) symbolsOf(hash, rel string) ([]Symbol, bool) {
 
 // finish marks the generation complete and syncs it.
 func (g *generation) finish() error {
-	if err := g.write(record{Done: true}, nil); err != nil {
+	if err := g.write(record{Done: true}, symTable{}); err != nil {
 		return err
 	}
 	if err := g.f.Sync(); err != nil {

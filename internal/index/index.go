@@ -560,7 +560,7 @@ func (x *Index) Update(ctx context.Context, paths ...string) error {
 	}
 	for _, rel := range gone {
 		if _, _, ok := x.gen.lookup(rel); ok {
-			x.gen.write(record{Path: rel, Deleted: true}, nil)
+			x.gen.write(record{Path: rel, Deleted: true}, symTable{})
 		}
 	}
 	if len(docs)+len(got)+len(gone) > 0 {
@@ -663,7 +663,7 @@ func (x *Index) overlayDoc(rel string, content []byte) *doc {
 	if d.ranked {
 		switch {
 		case strings.HasSuffix(rel, ".go"):
-			d.symbols = goSymbols(content)
+			d.symbols = newSymTable(goSymbols(content))
 		default:
 			if x.gen != nil {
 				if s, ok := x.gen.symbolsOf(d.hash, rel); ok {
@@ -676,10 +676,10 @@ func (x *Index) overlayDoc(rel string, content []byte) *doc {
 				if err != nil {
 					x.log.Warn("index: ctags", "path", rel, "err", err)
 				}
-				d.symbols = res[rel]
+				d.symbols = newSymTable(res[rel])
 			}
 		}
-		d.chunks = chunkFile(d.symbols, lineCount(content))
+		d.chunks = chunkFile(d.symbols.all(), lineCount(content))
 	}
 	return d
 }
@@ -713,7 +713,7 @@ func (x *Index) Symbols(p string) (syms []Symbol, ok bool) {
 	if d == nil || !d.ranked {
 		return nil, false
 	}
-	return append([]Symbol(nil), d.symbols...), true
+	return d.symbols.all(), true
 }
 
 // Status reports the index's state.
@@ -733,7 +733,7 @@ func (x *Index) Status() Status {
 		if d.ranked {
 			s.Ranked++
 			s.Chunks += len(d.chunks)
-			s.Symbols += len(d.symbols)
+			s.Symbols += d.symbols.len()
 		}
 	})
 	for _, sg := range st.segs {
@@ -787,10 +787,10 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 	var firstErr error
 	var errOnce sync.Once
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	finish := func(i int, d *doc, syms []Symbol, fresh bool) {
+	finish := func(i int, d *doc, syms symTable, fresh bool) {
 		d.symbols = syms
 		if d.ranked {
-			d.chunks = slices.Clone(chunkFile(syms, lineCount(d.content)))
+			d.chunks = slices.Clone(chunkFile(syms.all(), lineCount(d.content)))
 		}
 		if fresh {
 			if err := g.write(record{Path: d.path, Hash: d.hash, Size: d.size, MTime: d.mtime}, syms); err != nil {
@@ -821,7 +821,7 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 				}
 			}
 			for _, p := range batch {
-				finish(p.i, p.d, res[p.d.path], err == nil)
+				finish(p.i, p.d, newSymTable(res[p.d.path]), err == nil)
 			}
 			batch = batch[:0]
 		}
@@ -867,7 +867,7 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 				fi = fi2
 				if !search.Searchable(content) {
 					if !same {
-						if err := g.write(record{Path: rel, Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Skip: "binary"}, nil); err != nil {
+						if err := g.write(record{Path: rel, Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Skip: "binary"}, symTable{}); err != nil {
 							fail(err)
 						}
 					}
@@ -897,13 +897,13 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 				}
 				switch {
 				case !d.ranked:
-					finish(i, d, nil, true)
+					finish(i, d, symTable{}, true)
 				case strings.HasSuffix(rel, ".go"):
-					finish(i, d, goSymbols(content), true)
+					finish(i, d, newSymTable(goSymbols(content)), true)
 				case ctagsLanguage(rel):
 					ctagsQ <- pending{i, d}
 				default:
-					finish(i, d, nil, true)
+					finish(i, d, symTable{}, true)
 				}
 			}
 		}()

@@ -4,11 +4,16 @@ import (
 	"encoding/binary"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // postings is a compact inverted index: sorted keys, each with a run of
 // delta-encoded uvarints in one byte slice. Values are appended in
-// increasing order; a value may carry a small payload (a term frequency).
+// increasing order; a value may carry a small payload (a term frequency):
+// then each delta is shifted left by one, its low bit set when a payload
+// other than 1 follows (most terms occur once in a chunk, and cost no byte
+// for it). String keys are substrings of one string, not an allocation
+// each.
 type postings[K ~uint32 | ~string] struct {
 	keys []K
 	offs []uint32 // offs[i]:offs[i+1] is keys[i]'s run in data
@@ -63,8 +68,14 @@ func (b *postingsBuilder[K]) add(k K, v uint32, payload uint32) {
 		d = v - r.last
 	}
 	var buf [20]byte
-	enc := binary.AppendUvarint(buf[:0], uint64(d))
-	if b.pay {
+	var enc []byte
+	switch {
+	case !b.pay:
+		enc = binary.AppendUvarint(buf[:0], uint64(d))
+	case payload == 1:
+		enc = binary.AppendUvarint(buf[:0], uint64(d)<<1)
+	default:
+		enc = binary.AppendUvarint(buf[:0], uint64(d)<<1|1)
 		enc = binary.AppendUvarint(enc, uint64(payload))
 	}
 	for _, c := range enc {
@@ -105,7 +116,29 @@ func (b *postingsBuilder[K]) build() postings[K] {
 	}
 	p.offs = append(p.offs, uint32(len(p.data)))
 	b.runs, b.arena = nil, nil
+	if keys, ok := any(p.keys).([]string); ok {
+		packKeys(keys)
+	}
 	return p
+}
+
+// packKeys makes keys substrings of one string, in place, so the keys
+// cost one allocation and whatever interned them can go.
+func packKeys(keys []string) {
+	n := 0
+	for _, k := range keys {
+		n += len(k)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, k := range keys {
+		sb.WriteString(k)
+	}
+	all, at := sb.String(), 0
+	for i, k := range keys {
+		keys[i] = all[at : at+len(k)]
+		at += len(k)
+	}
 }
 
 // run returns key k's encoded run (nil when absent).
@@ -122,9 +155,9 @@ func (p *postings[K]) count(k K) int {
 	r := p.run(k)
 	n := 0
 	for len(r) > 0 {
-		_, m := binary.Uvarint(r)
+		d, m := binary.Uvarint(r)
 		r = r[m:]
-		if p.pay {
+		if p.pay && d&1 != 0 {
 			_, m = binary.Uvarint(r)
 			r = r[m:]
 		}
@@ -141,15 +174,20 @@ func (p *postings[K]) each(k K, fn func(v, payload uint32)) {
 	for len(r) > 0 {
 		d, m := binary.Uvarint(r)
 		r = r[m:]
+		pl := uint64(1)
+		if p.pay {
+			if d&1 != 0 {
+				pl, m = binary.Uvarint(r)
+				r = r[m:]
+			}
+			d >>= 1
+		} else {
+			pl = 0
+		}
 		if first {
 			v, first = uint32(d-1), false
 		} else {
 			v += uint32(d)
-		}
-		var pl uint64
-		if p.pay {
-			pl, m = binary.Uvarint(r)
-			r = r[m:]
 		}
 		fn(v, uint32(pl))
 	}

@@ -329,11 +329,11 @@ func previewLine(text []byte) string {
 // line, nil for none.
 func enclosing(d *doc, line int) *Symbol {
 	var best *Symbol
-	for i := range d.symbols {
-		s := &d.symbols[i]
+	for i := range d.symbols.len() {
+		s := d.symbols.at(i)
 		if s.Line <= line && line <= s.EndLine && (s.EndLine > s.Line || blockKind(s.Kind)) {
 			if best == nil || s.EndLine-s.Line < best.EndLine-best.Line {
-				best = s
+				best = &s
 			}
 		}
 	}
@@ -376,7 +376,8 @@ func symbolHits(st *snapshot, q Query, keep func(*doc) bool) []Hit {
 			if !st.live(si, d.path) || !keep(d) {
 				continue
 			}
-			s := &d.symbols[r.sym]
+			sym := d.symbols.at(int(r.sym))
+			s := &sym
 			if q.Kind != "" && !strings.EqualFold(s.Kind, q.Kind) {
 				continue
 			}

@@ -105,7 +105,7 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 		cr := sg.chunks[k.chunk]
 		d := sg.docs[cr.doc]
 		c := d.chunks[cr.chunk]
-		if c.Symbol >= 0 && definitionKind(d.symbols[c.Symbol].Kind) && d.symbols[c.Symbol].Line == c.Line {
+		if c.Symbol >= 0 && definitionKind(d.symbols.at(c.Symbol).Kind) && d.symbols.at(c.Symbol).Line == c.Line {
 			s *= boostDefinition
 		}
 		if b.Open != nil && b.Open(d.path) {
@@ -134,7 +134,7 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 		c := d.chunks[cr.chunk]
 		h := Hit{Path: d.path, Line: c.Line, EndLine: c.EndLine, Kind: "text", Score: fused[k], Preview: firstCodeLine(d, c.Line, c.EndLine)}
 		if c.Symbol >= 0 {
-			s := d.symbols[c.Symbol]
+			s := d.symbols.at(c.Symbol)
 			h.Symbol, h.Kind = qualified(s), s.Kind
 		}
 		out = append(out, h)
@@ -237,7 +237,7 @@ func (x *Index) symbolChunks(st *snapshot, q Query, keep func(*doc) bool) ([]chu
 		// first word finds every spelling ("parse_header", "ParseHeader").
 		for _, r := range sg.symbolsWithPrefix(words[0]) {
 			d := sg.docs[r.doc]
-			s := d.symbols[r.sym]
+			s := d.symbols.at(int(r.sym))
 			bare := strings.ReplaceAll(strings.ReplaceAll(r.lower, "_", ""), "-", "")
 			var score float64
 			switch {

@@ -19,7 +19,7 @@ type doc struct {
 	// content is the text searched, nil for a file over MaxIndexSize
 	// (exact search reads such a file from disk when a query needs it).
 	content []byte
-	symbols []Symbol
+	symbols symTable
 	chunks  []Chunk
 	// tris are the trigrams of a file over MaxIndexSize (whose content is
 	// not kept), so exact search reads it only when it can match.
@@ -36,11 +36,16 @@ type chunkRef struct {
 	length     uint32 // number of terms, for BM25's length normalisation
 }
 
-// symRef is a symbol of a segment, by lower-case name.
+// symRef is a symbol of a segment, with its lower-case name (made when a
+// lookup returns it: the segment keeps only symPos).
 type symRef struct {
 	lower    string
 	doc, sym uint32
 }
+
+// symPos is a symbol of a segment: its doc and its index among the doc's
+// symbols.
+type symPos struct{ doc, sym uint32 }
 
 // segment is an immutable set of docs with their trigram, term and symbol
 // indexes. The index is a stack of segments: one from the last build and
@@ -51,7 +56,7 @@ type segment struct {
 	terms    []postings[string]  // sharded by term; value: chunk number; payload: term frequency
 	chunks   []chunkRef
 	totalLen int64
-	syms     []symRef // sorted by lower
+	syms     []symPos // sorted by lower-case name
 }
 
 // docWork is what a worker computes for one doc, split by shard.
@@ -134,8 +139,8 @@ func newSegment(docs []*doc) *segment {
 				s.totalLen += int64(n)
 			}
 			if d.ranked {
-				for k, sym := range d.symbols {
-					s.syms = append(s.syms, symRef{lower: strings.ToLower(sym.Name), doc: uint32(i), sym: uint32(k)})
+				for k := range d.symbols.len() {
+					s.syms = append(s.syms, symPos{doc: uint32(i), sym: uint32(k)})
 				}
 			}
 		}
@@ -171,7 +176,7 @@ func newSegment(docs []*doc) *segment {
 		}()
 	}
 	wg.Wait()
-	sort.Slice(s.syms, func(i, j int) bool { return s.syms[i].lower < s.syms[j].lower })
+	s.sortSymbols()
 	// The appends left up to half of each slice unused.
 	s.chunks, s.syms = slices.Clone(s.chunks), slices.Clone(s.syms)
 	return s
@@ -414,25 +419,48 @@ func unite(a, b []uint32) []uint32 {
 	return out
 }
 
-// symbolsWithPrefix returns the symbols whose lower-case name starts with
-// prefix.
-func (s *segment) symbolsWithPrefix(prefix string) []symRef {
-	i := sort.Search(len(s.syms), func(i int) bool { return s.syms[i].lower >= prefix })
-	j := i
-	for j < len(s.syms) && strings.HasPrefix(s.syms[j].lower, prefix) {
-		j++
+// symName is the name of a symbol of the segment.
+func (s *segment) symName(p symPos) string { return s.docs[p.doc].symbols.name(int(p.sym)) }
+
+// sortSymbols sorts s.syms by lower-case name (lowered once each, for the
+// sort only).
+func (s *segment) sortSymbols() {
+	lower := make([]string, len(s.syms))
+	idx := make([]int, len(s.syms))
+	for i, p := range s.syms {
+		lower[i], idx[i] = strings.ToLower(s.symName(p)), i
 	}
-	return s.syms[i:j]
+	sort.Slice(idx, func(a, b int) bool { return lower[idx[a]] < lower[idx[b]] })
+	sorted := make([]symPos, len(s.syms))
+	for i, k := range idx {
+		sorted[i] = s.syms[k]
+	}
+	s.syms = sorted
+}
+
+// symbolsWithPrefix returns the symbols whose lower-case name starts with
+// prefix, in order of that name.
+func (s *segment) symbolsWithPrefix(prefix string) []symRef {
+	i := sort.Search(len(s.syms), func(i int) bool { return strings.ToLower(s.symName(s.syms[i])) >= prefix })
+	var out []symRef
+	for ; i < len(s.syms); i++ {
+		l := strings.ToLower(s.symName(s.syms[i]))
+		if !strings.HasPrefix(l, prefix) {
+			break
+		}
+		out = append(out, symRef{lower: l, doc: s.syms[i].doc, sym: s.syms[i].sym})
+	}
+	return out
 }
 
 // memSize estimates the bytes the segment holds beyond the docs' content.
 func (s *segment) memSize() int {
-	n := 12*len(s.chunks) + 24*len(s.syms)
+	n := 12*len(s.chunks) + 8*len(s.syms)
 	for i := range s.tri {
 		n += s.tri[i].size() + s.terms[i].size()
 	}
 	for _, d := range s.docs {
-		n += len(d.content) + 4*len(d.tris) + 64*len(d.symbols) + 40*len(d.chunks) + len(d.path) + 120
+		n += len(d.content) + 4*len(d.tris) + d.symbols.size() + 40*len(d.chunks) + len(d.path) + 120
 	}
 	return n
 }

@@ -37,7 +37,7 @@ func TestLiteralFastPath(t *testing.T) {
 		"errors.New(x)\nERRORS.NEW\nerrors.newer errors.New\r\nxerrors.New\n",
 		"abc abc\nabcabc\n  abc\r\nABC xabc abcx\n",
 		"ok OK \u212a k\n\u017fs S\nmask MASK ma\u212aK\n", // Kelvin sign, long s
-		"a\xffb\xe2\x84k\n\xc5abc\n",                        // invalid UTF-8 around ASCII
+		"a\xffb\xe2\x84k\n\xc5abc\n",                       // invalid UTF-8 around ASCII
 		"line one\nline two\n\nline three",
 		"aaaa\naaaaaaa\n",
 		"tab\there\r\n\r\n",
