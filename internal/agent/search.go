@@ -26,13 +26,13 @@ const (
 func addSearchTools(ts map[string]tool) {
 	ts["search"] = tool{readOnly: true, def: provider.Tool{Name: "search",
 		Description: "Find the code that does something: a ranked search of the workspace's code index for a description in words or identifiers (\"parse the request header\", \"parseHeader\"). Returns the best chunks (path, lines, enclosing symbol, first line). Use grep for an exact pattern.",
-		Schema: schema(`"query":{"type":"string"},"include":{"type":"string","description":"comma-separated globs of the paths to search"},"limit":{"type":"integer","description":"most hits (default 10, at most 50)"}`, "query")},
+		Schema:      schema(`"query":{"type":"string"},"include":{"type":"string","description":"comma-separated globs of the paths to search"},"limit":{"type":"integer","description":"most hits (default 10, at most 50)"}`, "query")},
 		run: func(ctx context.Context, t *toolCtx, a map[string]any) (string, error) {
 			return t.indexQuery(ctx, a, "query", index.ModeRanked)
 		}}
 	ts["symbol"] = tool{readOnly: true, def: provider.Tool{Name: "symbol",
 		Description: "Look definitions (functions, methods, types, classes, ...) up by name in the workspace's code index: exact names first, then names that start with it. Returns each definition's path, lines and kind.",
-		Schema: schema(`"name":{"type":"string"},"kind":{"type":"string","description":"only definitions of this kind (function, method, type, class, ...)"},"include":{"type":"string","description":"comma-separated globs of the paths to search"},"limit":{"type":"integer","description":"most hits (default 10, at most 50)"}`, "name")},
+		Schema:      schema(`"name":{"type":"string"},"kind":{"type":"string","description":"only definitions of this kind (function, method, type, class, ...)"},"include":{"type":"string","description":"comma-separated globs of the paths to search"},"limit":{"type":"integer","description":"most hits (default 10, at most 50)"}`, "name")},
 		run: func(ctx context.Context, t *toolCtx, a map[string]any) (string, error) {
 			return t.indexQuery(ctx, a, "name", index.ModeSymbol)
 		}}

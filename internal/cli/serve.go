@@ -14,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/daemon"
+	"github.com/warden-dev/warden/internal/index"
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/binfind"
 	"github.com/warden-dev/warden/internal/policy"
@@ -122,7 +123,19 @@ the log which changed settings need a restart).`,
 				if err != nil {
 					return daemon.Config{}, fmt.Errorf("model providers: %w", err)
 				}
+				// vectors for the code index, when the config file asks
+				var emb index.Embedder
+				if v := cfg.Index.Vectors; v != nil {
+					base, key, err := v.Endpoint(os.Getenv)
+					if err != nil {
+						return daemon.Config{}, err
+					}
+					if emb, err = index.NewEmbedder(v.Provider, base, v.Model, key); err != nil {
+						return daemon.Config{}, fmt.Errorf("index.vectors: %w", err)
+					}
+				}
 				return daemon.Config{
+					Embedder:         emb,
 					DataDir:          dataDir,
 					PolicyFile:       cfg.Policy,
 					PolicyEnv:        env,

@@ -60,6 +60,9 @@ type Config struct {
 	// Providers are named model endpoints for warden's own agent, beside
 	// those found from the environment (sdk.FromConfig).
 	Providers []Provider `yaml:"providers"`
+	// Index configures the workspaces' code index (vectors, off by
+	// default).
+	Index Index `yaml:"index"`
 }
 
 // Limits bounds what one client may hold of a door. Zero values mean the
@@ -186,6 +189,9 @@ func Parse(data []byte, c *Config) error {
 		return err
 	}
 	if err := validateProviders(c.Providers); err != nil {
+		return err
+	}
+	if err := c.Index.Vectors.validate(); err != nil {
 		return err
 	}
 	switch c.Log.Format {

@@ -29,6 +29,7 @@ import (
 	"github.com/warden-dev/warden/internal/confine"
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/credential"
+	"github.com/warden-dev/warden/internal/index"
 	"github.com/warden-dev/warden/internal/integrations/agent"
 	"github.com/warden-dev/warden/internal/integrations/supervisor"
 	"github.com/warden-dev/warden/internal/netguard"
@@ -102,6 +103,9 @@ type Config struct {
 	// Reconfigure returns the configuration as it would be built now (the
 	// config file and flags read again); nil reloads the policy file only.
 	Reconfigure func() (Config, error)
+	// Embedder, when set, gives the workspaces' code indexes vectors (the
+	// config file's index.vectors); nil: text only.
+	Embedder index.Embedder
 	// Models are the model providers warden's own agent may use (the
 	// Agent API door); nil means none is configured.
 	Models *provider.Registry
@@ -310,6 +314,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		IndexDir:     filepath.Join(cfg.DataDir, "index"),
 		// shell calls run under warden's own guard (internal/reaper)
 		ExecGuard: confiner,
+		Embedder:  cfg.Embedder,
 	})
 	if err != nil {
 		closeAll()

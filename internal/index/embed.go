@@ -123,3 +123,20 @@ func postJSON(ctx context.Context, c *http.Client, url, key string, body, out an
 	}
 	return json.Unmarshal(data, out)
 }
+
+// NewEmbedder returns the embedder of an embedding server: provider
+// "ollama" (baseURL "http://127.0.0.1:11434") or "openai" (any
+// OpenAI-compatible server; baseURL up to /v1 excluded, apiKey sent when
+// set).
+func NewEmbedder(provider, baseURL, model, apiKey string) (Embedder, error) {
+	if model == "" {
+		return nil, fmt.Errorf("index: embedder: no model")
+	}
+	switch provider {
+	case "ollama":
+		return OllamaEmbedder{BaseURL: baseURL, Name: model}, nil
+	case "openai":
+		return OpenAIEmbedder{BaseURL: baseURL, Name: model, APIKey: apiKey}, nil
+	}
+	return nil, fmt.Errorf("index: embedder: unknown provider %q (want ollama or openai)", provider)
+}

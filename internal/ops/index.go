@@ -84,7 +84,7 @@ func (w *Workspace) startIndex() {
 	idxCaller := Caller{Source: "index"}
 	opts := index.Options{
 		Root: w.root, Dir: w.svc.indexDir(w.root), Logger: log,
-		Ctags: index.Ctags{Program: ctags},
+		Ctags: index.Ctags{Program: ctags}, Embedder: w.svc.opts.Embedder,
 		// The index never holds what a read would be refused.
 		Exclude: func(rel string) bool { return !w.readable(idxCaller, filepath.Join(w.root, filepath.FromSlash(rel))) },
 		Boosts: index.Boosts{
@@ -246,6 +246,8 @@ func (w *Workspace) IndexSearch(ctx context.Context, c Caller, q index.Query, hi
 		return IndexResult{}, err
 	}
 	if q.Mode == "" || q.Mode == index.ModeRanked {
+		// vectors, when configured, join every ranked query
+		q.Vectors = q.Vectors || w.svc.opts.Embedder != nil
 		// the boost of files changed in git reads the set taken here
 		if err := w.ix.git.refresh(ctx); err != nil {
 			w.svc.log.Warn("code index: files changed in git", "workspace", w.root, "err", err)

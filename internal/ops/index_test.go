@@ -24,6 +24,13 @@ import (
 // written before the workspace starts.
 func newIndexedFixture(t *testing.T, files map[string]string) *fixture {
 	t.Helper()
+	return newIndexedFixtureWith(t, files, nil)
+}
+
+// newIndexedFixtureWith is newIndexedFixture whose options adjust sets
+// (when not nil).
+func newIndexedFixtureWith(t *testing.T, files map[string]string, adjust func(*ops.Options)) *fixture {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -44,13 +51,17 @@ func newIndexedFixture(t *testing.T, files map[string]string) *fixture {
 		t.Fatal(err)
 	}
 	ctags := testtools.Find(t, "ctags")
-	svc, err := ops.New(ops.Options{Core: c, Registry: reg, IndexDir: t.TempDir(),
+	opts := ops.Options{Core: c, Registry: reg, IndexDir: t.TempDir(),
 		Locate: func(name string) (string, error) {
 			if name == "ctags" {
 				return ctags, nil
 			}
 			return testtools.Lookup(name)
-		}})
+		}}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	svc, err := ops.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

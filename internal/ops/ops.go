@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/warden-dev/warden/internal/core"
+	"github.com/warden-dev/warden/internal/index"
 )
 
 // ErrNotRegistered reports a directory that is not a registered workspace.
@@ -111,6 +112,11 @@ type Options struct {
 	// (one directory per workspace); empty switches the code index off
 	// (search then walks the tree on every query).
 	IndexDir string
+	// Embedder, when set, gives every workspace's index vectors: each
+	// chunk is embedded behind the text index, and ranked queries fuse a
+	// nearest-neighbour ranking in (the text ranking answers alone while
+	// the embedder fails). Nil: text only.
+	Embedder index.Embedder
 }
 
 // Service holds the services of every registered workspace in use.
