@@ -24,6 +24,11 @@ type vectors struct {
 	stop chan struct{}
 	done chan struct{}
 
+	// running is held through a whole embedLive: the loop's and
+	// waitVectors' never overlap (each would count the lag and embed the
+	// same chunks).
+	running sync.Mutex
+
 	mu      sync.Mutex
 	cache   map[string][]float32 // model + chunk hash -> vector
 	docs    map[*doc][][]float32 // live docs' chunk vectors
@@ -83,6 +88,8 @@ func (v *vectors) loop() {
 
 // embedLive brings the vectors up to the current snapshot.
 func (v *vectors) embedLive(ctx context.Context) {
+	v.running.Lock()
+	defer v.running.Unlock()
 	st := v.x.snap.Load()
 	model := v.emb.Model()
 	type pending struct {
