@@ -148,25 +148,35 @@ func (k *call) git() {
 				names = append(names, o.text(k.c))
 			}
 			k.attr("branch", strings.Join(names, ","))
+			if p.has("D") || del {
+				// commits only that branch held are left to the reflog
+				k.gitDrop("branch -D, whose commits not merged elsewhere only the reflog still holds")
+			}
 		}
 	case "reflog":
 		if len(rest) > 0 && (rest[0].val == "expire" || rest[0].val == "delete") {
 			k.tag(TagGitHistory)
+			k.gitDrop("reflog " + rest[0].val + ", the record that recovers lost commits")
 		}
 	case "gc":
 		for _, f := range rest {
-			if f.known && (f.val == "--prune=now" || f.val == "--prune=all" || f.val == "--aggressive" && false) {
+			if f.known && (f.val == "--prune=now" || f.val == "--prune=all") {
 				k.tag(TagGitHistory)
+				k.gitDrop("gc " + f.val + ", which deletes unreachable commits at once")
 			}
 		}
 	case "prune":
 		k.tag(TagGitHistory)
+		if !hasArg(rest, "-n", "--dry-run") {
+			k.gitDrop("prune, which deletes unreachable objects")
+		}
 	case "stash":
 		if len(rest) > 0 && (rest[0].val == "clear" || rest[0].val == "drop") {
 			k.attr("stash", rest[0].val)
 			if rest[0].val == "clear" {
-				k.tag(TagGitDiscard)
-				k.attr("discard", "stash clear")
+				k.gitDrop("stash clear")
+			} else {
+				k.gitDrop("stash drop")
 			}
 		}
 	case "config":
@@ -551,4 +561,12 @@ func (k *call) discardIfWhole(paths []field, what string) {
 			return
 		}
 	}
+}
+
+// gitDrop marks a git operation that drops work or the means to recover
+// it for good (branch -D, stash drop and clear, reflog expire, gc
+// --prune=now): it asks like a hard reset (git-discard).
+func (k *call) gitDrop(what string) {
+	k.tag(TagGitDiscard)
+	k.attr("discard", what)
 }

@@ -19,10 +19,12 @@ func fsPrograms() []program {
 			p := parseOpts(k.args, spec{})
 			rec := p.has("r", "R", "recursive")
 			k.files(Delete, p.ops, rec)
+			k.sourcesGlob(p.ops, false)
 			if p.has("no-preserve-root") {
 				k.attr("no-preserve-root", "true")
 			}
-		}, examples: []example{ex("rm -rf build", "delete:r /home/u/proj/build"), ex("rm a.txt", "delete /home/u/proj/a.txt", "!delete:r")}},
+		}, examples: []example{ex("rm -rf build", "delete:r /home/u/proj/build"), ex("rm a.txt", "delete /home/u/proj/a.txt", "!delete:r"),
+			ex("rm -f src/*.go", "tag workspace.sources"), ex("rm -f *.o main.go", "!tag workspace.sources")}},
 		{names: []string{"rimraf", "del", "trash", "trash-put", "gio"}, model: func(k *call) {
 			n := k.name
 			ops := parseOpts(k.args, spec{}).ops
@@ -51,7 +53,9 @@ func fsPrograms() []program {
 					k.tag(TagFormatFS)
 				}
 			}
-		}, examples: []example{ex("shred -u k", "write /home/u/proj/k", "delete /home/u/proj/k"), ex("shred -n 3 /dev/sda", "tag fs.format")}},
+			k.sourcesGlob(p.ops, true)
+		}, examples: []example{ex("shred -u k", "write /home/u/proj/k", "delete /home/u/proj/k"), ex("shred -n 3 /dev/sda", "tag fs.format"),
+			ex("shred -u lib/*.rs", "tag workspace.sources"), ex("shred -u tmp/key.pem", "!tag workspace.sources")}},
 		{names: []string{"mv"}, model: func(k *call) {
 			k.copyMove(true)
 		}, examples: []example{ex("mv a ~/b", "delete /home/u/proj/a", "write /home/u/b")}},
@@ -87,7 +91,9 @@ func fsPrograms() []program {
 				k.file(Read, r, false)
 			}
 			k.files(Write, p.ops, false)
-		}, examples: []example{ex("truncate -s 0 -r ref log", "read /home/u/proj/ref", "write /home/u/proj/log")}},
+			k.sourcesGlob(p.ops, true)
+		}, examples: []example{ex("truncate -s 0 -r ref log", "read /home/u/proj/ref", "write /home/u/proj/log"),
+			ex("truncate -s0 src/*.go", "tag workspace.sources"), ex("truncate -s 0 logs/*.log", "!tag workspace.sources")}},
 		{names: []string{"touch"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{arg: "dtr", long: []string{"date", "reference", "time"}})
 			k.files(Write, p.ops, false)

@@ -39,7 +39,9 @@ func wrapperPrograms() []program {
 			examples: []example{ex("echo /x | xargs rm -rf", "cmd rm", "via rm xargs")}},
 		{names: []string{"parallel"}, model: (*call).parallel},
 		{names: []string{"find"}, model: (*call).find,
-			examples: []example{ex("find . -name \"*.o\" -delete", "delete:r /home/u/proj")}},
+			examples: []example{ex("find . -name \"*.o\" -delete", "delete:r /home/u/proj", "!tag workspace.sources"),
+				ex("find . -name '*.ts' -delete", "tag workspace.sources"), ex("find src -type f -exec rm {} +", "tag workspace.sources"),
+				ex("find dist -type f -delete", "!tag workspace.sources"), ex("find . -type d -empty -delete", "!tag workspace.sources")}},
 		{names: []string{"busybox", "toybox"}, model: (*call).busybox},
 		{names: []string{"npx", "bunx", "pnpx"}, model: func(k *call) {
 			k.npx(k.args, k.name)

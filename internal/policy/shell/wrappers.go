@@ -621,6 +621,7 @@ func (k *call) find() {
 		roots = roots[:maxFindRoots]
 	}
 	expr := args[i:]
+	k.findDestroys(roots, expr)
 	name := findName(expr)
 	if len(roots) == 1 && roots[0].known && findPrints(expr) {
 		rb := roots[0]
