@@ -17,8 +17,10 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/event"
 	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
+	"github.com/warden-dev/warden/internal/protocol/admin"
 	"github.com/warden-dev/warden/internal/testtools"
 )
 
@@ -40,7 +42,28 @@ type agentResp struct {
 	} `json:"error"`
 }
 
-func dialAgent(t *testing.T, data string) *agentClient {
+func dialAgent(t *testing.T, data, wd string) *agentClient {
+	t.Helper()
+	return dialAgentWith(t, data, agentCredential(t, data, wd))
+}
+
+// agentCredential is the Agent API credential of workspace wd, as `warden
+// chat` gets it from the admin socket.
+func agentCredential(t *testing.T, data, wd string) string {
+	t.Helper()
+	ac, err := admin.Dial(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ac.MintCredential(t.Context(), wd, credential.AgentAPIClient)
+	if err != nil {
+		t.Fatalf("mint the Agent API credential of %s: %v", wd, err)
+	}
+	return m.Token
+}
+
+// agentAddr is the Agent API door's address.
+func agentAddr(t *testing.T, data string) string {
 	t.Helper()
 	var rt struct {
 		Listeners map[string]string `json:"listeners"`
@@ -49,12 +72,13 @@ func dialAgent(t *testing.T, data string) *agentClient {
 	if err != nil || json.Unmarshal(b, &rt) != nil || rt.Listeners["agent"] == "" {
 		t.Fatalf("daemon.json: %v %s", err, b)
 	}
-	tok, err := os.ReadFile(filepath.Join(data, "token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, _, err := websocket.Dial(t.Context(), "ws://"+rt.Listeners["agent"], &websocket.DialOptions{
-		HTTPHeader: http.Header{"Authorization": {"Bearer " + strings.TrimSpace(string(tok))}}})
+	return rt.Listeners["agent"]
+}
+
+func dialAgentWith(t *testing.T, data, token string) *agentClient {
+	t.Helper()
+	ws, _, err := websocket.Dial(t.Context(), "ws://"+agentAddr(t, data), &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
 	if err != nil {
 		t.Fatalf("dial the agent door: %v", err)
 	}
@@ -130,6 +154,24 @@ func (c *agentClient) call(method string, params, out any) {
 	c.wait(c.start(method, params), method, out)
 }
 
+// callErr sends a request that must fail and returns its error code.
+func (c *agentClient) callErr(method string, params any) int {
+	c.t.Helper()
+	select {
+	case r, ok := <-c.start(method, params):
+		if !ok {
+			c.t.Fatalf("%s: connection closed", method)
+		}
+		if r.Error == nil {
+			c.t.Fatalf("%s: succeeded (%s), want an error", method, r.Result)
+		}
+		return r.Error.Code
+	case <-time.After(60 * time.Second):
+		c.t.Fatalf("%s: no answer", method)
+	}
+	return 0
+}
+
 // TestAgentKill9MidTurnResumes: warden is killed (-9) while its agent's
 // shell call runs; after a restart the call has its "interrupted" result,
 // the session is idle, and a new message continues it with a history the
@@ -161,7 +203,7 @@ func TestAgentKill9MidTurnResumes(t *testing.T) {
 	defer fake.Close()
 	env := []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"}
 	d := startDaemonIn(t, data, wd, env)
-	c := dialAgent(t, data)
+	c := dialAgent(t, data, wd)
 	var cr struct {
 		SessionID string `json:"sessionId"`
 	}
@@ -191,7 +233,7 @@ func TestAgentKill9MidTurnResumes(t *testing.T) {
 	}
 
 	startDaemonIn(t, data, wd, env)
-	c2 := dialAgent(t, data)
+	c2 := dialAgent(t, data, wd)
 	var got struct {
 		Session struct {
 			Status string `json:"status"`
@@ -246,7 +288,7 @@ func TestAgentAskApprovedFromTheCLI(t *testing.T) {
 	).Next)
 	defer fake.Close()
 	startDaemonIn(t, data, wd, []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"}, "--approval-timeout", "1m")
-	c := dialAgent(t, data)
+	c := dialAgent(t, data, wd)
 	var cr struct {
 		SessionID string `json:"sessionId"`
 	}
@@ -327,4 +369,78 @@ func withMarker(t *testing.T, marker string) []string {
 		}
 	}
 	return out
+}
+
+// TestAgentAPICredential: the Agent API door takes the workspace's scoped
+// credential (what warden chat mints over the admin socket) and refuses
+// the admin token; that credential reaches only its workspace there, and
+// the admin socket and the control door refuse it: it resolves no
+// approval and opens no admin method, which the admin token still does.
+func TestAgentAPICredential(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	wd := gitWorkspace(t, filepath.Join(dir, "proj"))
+	other := gitWorkspace(t, filepath.Join(dir, "other"))
+	fake := openaifake.New(openaifake.NewQueue().Next)
+	defer fake.Close()
+	d := startDaemonIn(t, data, wd, []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"})
+	if _, errOut, code := warden(t, data, "", "workspace", "add", other); code != 0 {
+		t.Fatalf("workspace add: %s", errOut)
+	}
+	tok, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminToken := strings.TrimSpace(string(tok))
+	chat := agentCredential(t, data, wd)
+	if !strings.HasPrefix(chat, credential.AgentPrefix) {
+		t.Fatalf("credential %q", chat)
+	}
+
+	// the Agent API door: the admin token is 403, the scoped one works in
+	// its own workspace only
+	_, resp, err := websocket.Dial(t.Context(), "ws://"+agentAddr(t, data), &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + adminToken}}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("the agent door and the admin token: %v %+v", err, resp)
+	}
+	c := dialAgentWith(t, data, chat)
+	var cr struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.call("session.create", map[string]any{"workingDirectory": wd, "model": "openai/fake-model"}, &cr)
+	if !strings.HasPrefix(cr.SessionID, "ag_") {
+		t.Fatalf("session.create: %+v", cr)
+	}
+	if code := c.callErr("session.create", map[string]any{"workingDirectory": other, "model": "openai/fake-model"}); code != -32602 {
+		t.Fatalf("session.create in another workspace: %d", code)
+	}
+
+	// the admin socket: 403 for every method, approvals included; the
+	// admin token is accepted
+	for _, r := range []struct{ method, path, body string }{
+		{"GET", "/v1/approvals", ""},
+		{"POST", "/v1/approvals/apr_x", `{"decision":"approve","always":true}`},
+		{"GET", "/v1/status", ""},
+		{"POST", "/v1/credentials", `{"workspace":"` + other + `","agent":"warden-chat"}`},
+		{"GET", "/v1/policy/rules", ""},
+	} {
+		if code, body := adminRequest(t, data, r.method, r.path, chat, r.body); code != http.StatusForbidden || !strings.Contains(body, "only the admin credential") {
+			t.Fatalf("%s %s with the Agent API credential: %d %s", r.method, r.path, code, body)
+		}
+	}
+	if code, body := adminRequest(t, data, "GET", "/v1/approvals", adminToken, ""); code != http.StatusOK {
+		t.Fatalf("GET /v1/approvals with the admin token: %d %s", code, body)
+	}
+
+	// the control door: refused; the admin token authenticates
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cc := dialControl(t, ctx, d.control, wd)
+	if ok, msg := cc.authenticate(chat); ok || !strings.Contains(msg, "opens only the MCP door and the Agent API door") {
+		t.Fatalf("the control door and the Agent API credential: %v %q", ok, msg)
+	}
+	if ok, msg := cc.authenticate(adminToken); !ok {
+		t.Fatalf("the control door refused the admin token: %s", msg)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/spf13/cobra"
 
+	"github.com/warden-dev/warden/internal/credential"
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/protocol/admin"
 )
@@ -47,7 +48,7 @@ Commands: /abort (or Ctrl-C during a turn), /fork [EVENT-ID], /model [MODEL], /c
 			if err != nil {
 				return err
 			}
-			addr, token, err := doorOf(dataDir, "agent")
+			addr, _, err := doorOf(dataDir, "agent")
 			if err != nil {
 				return err
 			}
@@ -57,16 +58,31 @@ Commands: /abort (or Ctrl-C during a turn), /fork [EVENT-ID], /model [MODEL], /c
 			}
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
-			c, err := dialChat(ctx, addr, token, o.stdout)
+			// The Agent API door takes the workspace's scoped credential,
+			// never the admin token, which stays on the admin socket
+			// (approvals are answered there).
+			var dir string
+			if sessionID == "" {
+				if dir, err = o.workspacePath(ctx, workspace); err != nil {
+					return err
+				}
+			} else {
+				s, err := adm.Session(ctx, sessionID)
+				if err != nil {
+					return fmt.Errorf("session %s: %w", sessionID, err)
+				}
+				dir = s.Workspace
+			}
+			cred, err := adm.MintCredential(ctx, dir, credential.AgentAPIClient)
+			if err != nil {
+				return fmt.Errorf("get the Agent API credential of %s: %w", dir, err)
+			}
+			c, err := dialChat(ctx, addr, cred.Token, o.stdout)
 			if err != nil {
 				return err
 			}
 			defer c.close()
 			if sessionID == "" {
-				dir, err := o.workspacePath(ctx, workspace)
-				if err != nil {
-					return err
-				}
 				if model == "" {
 					if model, err = c.firstModel(ctx); err != nil {
 						return err

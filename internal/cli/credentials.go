@@ -45,9 +45,10 @@ func newCredentialsCmd(o *options) *cobra.Command {
 opens everything: the admin socket this CLI uses, the control door, approvals,
 policy changes. It never leaves the data dir.
 
-A scoped agent credential opens only the MCP door, and only for one workspace.
-warden mints one per workspace and agent type when it writes an agent's config
-(a supervised OpenCode server, warden run claude), stores only its hash, and
+A scoped agent credential opens only the MCP door and the Agent API door, and
+only for one workspace. warden mints one per workspace and agent type when it
+writes an agent's config (a supervised OpenCode server, warden run claude) and
+for warden chat (agent type warden-chat); it stores only its hash, and
 records every mint and revocation in the log (session "warden").
 
 A revoked credential is refused from its next request on; restart the agent

@@ -2,13 +2,15 @@
 // them for every door:
 //
 //   - the admin credential: the token in <data-dir>/token (mode 0600). It
-//     opens everything (the admin socket, the control door, approvals,
-//     policy changes, the MCP door for any registered workspace) and never
-//     leaves the data dir: no agent's environment and no generated config
-//     holds it;
+//     opens the admin socket, the control door, approvals, policy changes
+//     and the MCP door for any registered workspace, and never leaves the
+//     data dir: no agent's environment and no generated config holds it.
+//     The Agent API door refuses it: its clients (`warden chat` too) use a
+//     scoped credential, so the admin token never has to cross a TCP port;
 //   - scoped agent credentials: one per workspace and agent type, minted
-//     when warden writes an agent's config. Each opens only the MCP door,
-//     and only for its own workspace. They are stored hashed (SHA-256) in
+//     when warden writes an agent's config (or for an Agent API client,
+//     agent type AgentAPIClient). Each opens only the MCP door and the
+//     Agent API door, and only for its own workspace. They are stored hashed (SHA-256) in
 //     <data-dir>/credentials.json with their id, workspace, agent and
 //     creation time, and can be revoked; a revocation holds from the next
 //     request on.
@@ -66,9 +68,16 @@ type Kind string
 const (
 	// Admin is the data dir's token: everything.
 	Admin Kind = "admin"
-	// Agent is a scoped agent credential: the MCP door, one workspace.
+	// Agent is a scoped agent credential: the MCP and Agent API doors,
+	// one workspace.
 	Agent Kind = "agent"
 )
+
+// AgentAPIClient is the agent type of the scoped credential a client of
+// the Agent API door (`warden chat`) asks the admin socket for: the door
+// takes only scoped credentials, and this one, like every scoped
+// credential, resolves no approval and opens no admin method.
+const AgentAPIClient = "warden-chat"
 
 // Errors of Verify, Mint and Revoke.
 var (

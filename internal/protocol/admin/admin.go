@@ -101,7 +101,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		case err != nil:
 			writeErr(w, http.StatusUnauthorized, fmt.Errorf("missing or wrong token: the admin API takes only the admin credential in <data dir>/%s (the CLI reads it from the data dir): %w", credential.AdminTokenFile, err))
 		case !p.IsAdmin():
-			writeErr(w, http.StatusForbidden, fmt.Errorf("forbidden: %s opens only the MCP door of its workspace; the admin API takes only the admin credential", p))
+			writeErr(w, http.StatusForbidden, fmt.Errorf("forbidden: %s opens only the MCP door and the Agent API door of its workspace; the admin API takes only the admin credential", p))
 		default:
 			next.ServeHTTP(w, r)
 		}

@@ -16,7 +16,8 @@ import (
 type MintRequest struct {
 	// Workspace is a path inside a registered workspace.
 	Workspace string `json:"workspace"`
-	// Agent is the agent type (opencode, claude-code; "claude" too).
+	// Agent is the agent type (opencode, claude-code; "claude" too), or
+	// credential.AgentAPIClient for a client of the Agent API door.
 	Agent string `json:"agent"`
 }
 
@@ -60,17 +61,22 @@ func (s *Server) mint(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, fmt.Errorf("bad body: %w", err))
 		return
 	}
-	t, err := agents.Parse(req.Agent)
-	if err != nil {
-		writeErr(w, http.StatusBadRequest, err)
-		return
+	// an Agent API client's credential (warden chat), or an agent type's
+	agentType := credential.AgentAPIClient
+	if req.Agent != credential.AgentAPIClient {
+		t, err := agents.Parse(req.Agent)
+		if err != nil {
+			writeErr(w, http.StatusBadRequest, err)
+			return
+		}
+		agentType = string(t)
 	}
 	root, err := s.Supervisor.Registry().Root(req.Workspace)
 	if err != nil {
 		writeErr(w, codeOf(err), err)
 		return
 	}
-	m, err := s.Credentials.Mint(r.Context(), root, string(t))
+	m, err := s.Credentials.Mint(r.Context(), root, agentType)
 	if err != nil {
 		writeErr(w, http.StatusInternalServerError, err)
 		return

@@ -26,12 +26,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // layer, with no model provider (the methods fuzzed never call a model;
 // the door's end-to-end tests, with a model, are in package doortest), and
 // one session recorded in its log as the engine records one.
-func fuzzEngine(t testing.TB) (*agent.Engine, string) {
+func fuzzEngine(t testing.TB) (eng *agent.Engine, id, root string) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join(dir, "ws")
+	root = filepath.Join(dir, "ws")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func fuzzEngine(t testing.TB) (*agent.Engine, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	eng, err := agent.New(agent.Options{Core: c, Ops: svc, Models: provider.NewRegistry()})
+	eng, err = agent.New(agent.Options{Core: c, Ops: svc, Models: provider.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func fuzzEngine(t testing.TB) (*agent.Engine, string) {
 	if err := eng.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	const id = "ag_fuzz"
+	id = "ag_fuzz"
 	data, err := event.Encode(agent.StartData{WorkingDirectory: root, Model: "openai/fake-model", Provider: "openai"})
 	if err != nil {
 		t.Fatal(err)
@@ -70,14 +70,14 @@ func fuzzEngine(t testing.TB) (*agent.Engine, string) {
 	if _, err := c.Record(context.Background(), event.Event{Session: id, Type: event.SessionStart, Source: agent.Source, Workspace: root, Data: data}); err != nil {
 		t.Fatal(err)
 	}
-	return eng, id
+	return eng, id, root
 }
 
 // FuzzParams: any params to any method that does not call the model are
 // answered with a result or one of the spec's error codes, never a panic.
 func FuzzParams(f *testing.F) {
-	eng, id := fuzzEngine(f)
-	c := &conn{srv: &Server{opts: Options{Engine: eng}}, principal: credential.Principal{Kind: credential.Admin}, attached: map[string]bool{}, wake: make(chan struct{}, 1)}
+	eng, id, root := fuzzEngine(f)
+	c := &conn{srv: &Server{opts: Options{Engine: eng}}, principal: credential.Principal{Kind: credential.Agent, ID: "fuzz", Workspace: root, Agent: credential.AgentAPIClient}, attached: map[string]bool{}, wake: make(chan struct{}, 1)}
 	if _, err := eng.Get(context.Background(), id); err != nil {
 		f.Fatalf("the recorded session is not the engine's: %v", err)
 	}

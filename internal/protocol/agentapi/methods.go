@@ -26,13 +26,11 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if err := required("model", p.Model); err != nil {
 			return nil, err
 		}
-		if !c.principal.IsAdmin() {
-			if root, ok := c.scopedRoot(p.WorkingDirectory); !ok {
-				return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s is scoped to workspace %s; it cannot start a session in %s", c.principal, c.principal.Workspace, p.WorkingDirectory)
-			} else {
-				p.WorkingDirectory = root
-			}
+		root, ok := c.scopedRoot(p.WorkingDirectory)
+		if !ok {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s is scoped to workspace %s; it cannot start a session in %s", c.principal, c.principal.Workspace, p.WorkingDirectory)
 		}
+		p.WorkingDirectory = root
 		id, err := e.Create(ctx, p.WorkingDirectory, p.Model)
 		if err != nil {
 			return nil, fail(err)
@@ -54,9 +52,8 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if p.Limit == 0 {
 			p.Limit = defaultListLimit
 		}
-		if !c.principal.IsAdmin() {
-			p.WorkspaceID = c.principal.Workspace
-		}
+		// a credential lists its own workspace's sessions only
+		p.WorkspaceID = c.principal.Workspace
 		ss, err := e.List(ctx, p.WorkspaceID, p.Limit)
 		if err != nil {
 			return nil, fail(err)

@@ -5,9 +5,12 @@
 //
 // The spec calls the API local-only; warden's agent runs tools on this
 // machine, so the upgrade also checks Host and Origin (loopback only) and
-// requires "Authorization: Bearer <credential>": the admin credential, or
-// a scoped agent credential, which reaches only the sessions of its own
-// workspace.
+// requires "Authorization: Bearer <credential>": a scoped credential
+// (credential.AgentAPIClient for `warden chat`, or an agent's own), which
+// reaches only the sessions of its own workspace. The admin credential is
+// refused (403): it stays on the admin socket, so a client of this door can
+// neither resolve an approval nor reach an admin method, and the admin
+// token never crosses a TCP port to whatever listens on it.
 package agentapi
 
 import (
@@ -97,7 +100,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p, err := s.opts.Credentials.Verify(credential.Bearer(r.Header.Get("Authorization")))
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
-		http.Error(w, `unauthorized: pass a warden credential as "Authorization: Bearer <token>" (the admin token in <data dir>/token, or a scoped agent credential of the workspace)`, http.StatusUnauthorized)
+		http.Error(w, `unauthorized: pass a scoped warden credential of the workspace as "Authorization: Bearer <token>" (POST /v1/credentials {"workspace": DIR, "agent": "`+credential.AgentAPIClient+`"} on the admin socket mints one; warden chat does)`, http.StatusUnauthorized)
+		return
+	}
+	if p.IsAdmin() {
+		s.log.Warn("agent api upgrade refused: the admin credential was presented")
+		http.Error(w, `forbidden: the Agent API takes a scoped credential of the workspace, never the admin credential, which opens only the admin socket and the control door (POST /v1/credentials {"workspace": DIR, "agent": "`+credential.AgentAPIClient+`"} on the admin socket mints one; warden chat does)`, http.StatusForbidden)
 		return
 	}
 	// Host and Origin were checked above; the library's same-origin check
@@ -319,7 +327,7 @@ func (c *conn) session(ctx context.Context, id string) error {
 	if err != nil {
 		return fail(err)
 	}
-	if !c.principal.IsAdmin() && root != c.principal.Workspace {
+	if root != c.principal.Workspace {
 		return fail(fmt.Errorf("%w: %s", agent.ErrSessionNotFound, id))
 	}
 	c.attach(id)

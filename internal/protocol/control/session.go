@@ -216,7 +216,7 @@ func (ss *session) authenticate(ctx context.Context, req *jsonrpc.Request) (any,
 	if !okNonce || !okToken {
 		why := "invalid token"
 		if strings.HasPrefix(p.Token, credential.AgentPrefix) {
-			why = "invalid token: a scoped agent credential opens only the MCP door of its workspace; the control door takes the admin token (<data dir>/token)"
+			why = "invalid token: a scoped agent credential opens only the MCP door and the Agent API door of its workspace; the control door takes the admin token (<data dir>/token)"
 		}
 		if !okNonce {
 			why = "invalid or already used nonce"

@@ -408,16 +408,17 @@ func TestSubagentInBothSessions(t *testing.T) {
 	}
 }
 
-// TestUpgradeChecks: no credential, a wrong one, a foreign Host or Origin
-// are refused before the upgrade.
+// TestUpgradeChecks: no credential, a wrong one, the admin credential, a
+// foreign Host or Origin are refused before the upgrade.
 func TestUpgradeChecks(t *testing.T) {
 	h := newHarness(t, queue(), harnessOptions{})
 	for name, mod := range map[string]func(*http.Request){
 		"no token":     func(r *http.Request) {},
 		"wrong token":  func(r *http.Request) { r.Header.Set("Authorization", "Bearer nope") },
-		"foreign host": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token); r.Host = "evil.example" },
+		"admin token":  func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+h.admin) },
+		"foreign host": func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+h.token); r.Host = "evil.example" },
 		"foreign origin": func(r *http.Request) {
-			r.Header.Set("Authorization", "Bearer "+token)
+			r.Header.Set("Authorization", "Bearer "+h.token)
 			r.Header.Set("Origin", "https://evil.example")
 		},
 	} {
@@ -434,6 +435,9 @@ func TestUpgradeChecks(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s: status %d", name, resp.StatusCode)
+		}
+		if name == "admin token" && resp.StatusCode != http.StatusForbidden {
+			t.Errorf("the admin credential: status %d, want 403", resp.StatusCode)
 		}
 	}
 	_ = websocket.StatusNormalClosure

@@ -36,8 +36,6 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-const token = "test-admin-token"
-
 // harness is the Agent API door over a real core (SQLite), a real
 // operations layer and warden's agent engine, whose model is the OpenAI
 // adapter talking to the wire-exact fake.
@@ -52,6 +50,9 @@ type harness struct {
 	fake  *openaifake.Server
 	http  *httptest.Server
 	model string
+	// token is the workspace's scoped Agent API credential; admin is the
+	// data dir's admin token, which the door refuses.
+	token, admin string
 }
 
 type harnessOptions struct {
@@ -121,7 +122,16 @@ func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harne
 	if err := h.eng.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := agentapi.New(agentapi.Options{Engine: h.eng, Credentials: credential.AdminOnly(token)})
+	creds, err := credential.Open(credential.Options{Dir: filepath.Join(dir, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := creds.Mint(t.Context(), h.root, credential.AgentAPIClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.token, h.admin = m.Token, creds.AdminToken()
+	srv, err := agentapi.New(agentapi.Options{Engine: h.eng, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +189,7 @@ type note struct {
 func (h *harness) dial() *client {
 	h.t.Helper()
 	hdr := http.Header{}
-	hdr.Set("Authorization", "Bearer "+token)
+	hdr.Set("Authorization", "Bearer "+h.token)
 	ws, _, err := websocket.Dial(h.t.Context(), h.http.URL, &websocket.DialOptions{HTTPHeader: hdr})
 	if err != nil {
 		h.t.Fatalf("dial: %v", err)
