@@ -349,8 +349,8 @@ func TestCloudAndDatabases(t *testing.T) {
 }
 
 // TestPersistenceInWorkspace: files and settings that make code run later
-// or elsewhere are as sensitive as ~/.bashrc, inside the workspace too;
-// editing the project's own CI and editor settings stays allowed.
+// or elsewhere are as sensitive as ~/.bashrc, inside the workspace too,
+// the project's own CI and editor settings included.
 func TestPersistenceInWorkspace(t *testing.T) {
 	p := mustDefault(t)
 	runCases(t, p, []decideCase{
@@ -371,10 +371,10 @@ func TestPersistenceInWorkspace(t *testing.T) {
 		{call: bash("loginctl enable-linger dev"), want: Ask},
 		{call: bash("export LD_PRELOAD=$PWD/libhook.so; make test"), want: Ask},
 		{call: bash("LD_PRELOAD=./libfake.so ./app"), want: Ask},
+		{call: tool2("write", ".github/workflows/ci.yml"), want: Ask},
+		{call: tool2("write", ".vscode/settings.json"), want: Ask},
+		{call: bash("echo 'export FOO=1' > .envrc"), want: Ask},
 		// everyday
-		{call: tool2("write", ".github/workflows/ci.yml"), want: Allow},
-		{call: tool2("write", ".vscode/settings.json"), want: Allow},
-		{call: bash("echo 'export FOO=1' > .envrc"), want: Allow},
 		{call: bash("npm config get registry"), want: Allow},
 		{call: bash("npm config set -L project save-exact true"), want: Allow},
 		{call: bash("systemctl --user status api.service"), want: Allow},
