@@ -82,8 +82,8 @@ type generation struct {
 	f    *os.File
 	// files is the last record of every path; hashes the symbols of every
 	// content hash (and language, see symKey) recorded (nil slice for content without symbols).
-	files  map[string]record
-	hashes map[string]symTable
+	files  map[string]fileRec
+	hashes map[symKeyT]symTable
 	done   bool
 }
 
@@ -124,7 +124,7 @@ func (c catalogDir) openGen(name string) (*generation, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("index: catalog: %w", err)
 	}
-	g := &generation{dir: dir, name: name, files: map[string]record{}, hashes: map[string]symTable{}}
+	g := &generation{dir: dir, name: name, files: map[string]fileRec{}, hashes: map[symKeyT]symTable{}}
 	p := filepath.Join(dir, "catalog")
 	if f, err := os.Open(p); err == nil {
 		sc := bufio.NewScanner(f)
@@ -159,9 +159,14 @@ func (g *generation) apply(r record) {
 				g.hashes[symKey(r.Hash, r.Path)] = fromCat(r.Symbols)
 			}
 		}
-		r.Symbols = nil
-		g.files[r.Path] = r
+		g.files[r.Path] = fileRec{Hash: r.Hash, Skip: r.Skip, Size: r.Size, MTime: r.MTime}
 	}
+}
+
+// fileRec is what a generation remembers of a path's last record.
+type fileRec struct {
+	Hash, Skip  string
+	Size, MTime int64
 }
 
 // write appends r with one write(2), so that it is either wholly there or
@@ -187,11 +192,10 @@ func (g *generation) write(r record, syms symTable) error {
 			g.hashes[symKey(r.Hash, r.Path)] = syms
 		}
 	}
-	r.Symbols = nil
 	if r.Deleted {
 		delete(g.files, r.Path)
 	} else if !r.Done {
-		g.files[r.Path] = r
+		g.files[r.Path] = fileRec{Hash: r.Hash, Skip: r.Skip, Size: r.Size, MTime: r.MTime}
 	}
 	return nil
 }
@@ -200,17 +204,21 @@ func (g *generation) write(r record, syms symTable) error {
 func (g *generation) lookup(path string) (record, symTable, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r, ok := g.files[path]
+	f, ok := g.files[path]
 	if !ok {
 		return record{}, symTable{}, false
 	}
+	r := record{Path: path, Hash: f.Hash, Size: f.Size, MTime: f.MTime, Skip: f.Skip}
 	return r, g.hashes[symKey(r.Hash, r.Path)], true
 }
 
 // symKey is what symbols are recorded under: the content hash and the
 // language the file's name gives it (the same bytes are Go in a .go file
 // and nothing in a .txt).
-func symKey(hash, rel string) string { return hash + "|" + language(rel) }
+func symKey(hash, rel string) symKeyT { return symKeyT{hash, language(rel)} }
+
+// symKeyT is a content hash and a language.
+type symKeyT struct{ hash, lang string }
 
 // symbolsOf returns the symbols recorded for a content hash in the
 // language of rel.

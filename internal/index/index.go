@@ -12,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -679,7 +678,7 @@ func (x *Index) overlayDoc(rel string, content []byte) *doc {
 				d.symbols = newSymTable(res[rel])
 			}
 		}
-		d.chunks = chunkFile(d.symbols.all(), lineCount(content))
+		d.chunks = newChunkTable(chunkFile(d.symbols.all(), lineCount(content)))
 	}
 	return d
 }
@@ -732,7 +731,7 @@ func (x *Index) Status() Status {
 		s.Bytes += d.size
 		if d.ranked {
 			s.Ranked++
-			s.Chunks += len(d.chunks)
+			s.Chunks += d.chunks.len()
 			s.Symbols += d.symbols.len()
 		}
 	})
@@ -787,10 +786,22 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 	var firstErr error
 	var errOnce sync.Once
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
+	// Files with the same content (copies, vendored twins) share it.
+	var smu sync.Mutex
+	byHash := map[string][]byte{}
+	shared := func(hash string, content []byte) []byte {
+		smu.Lock()
+		defer smu.Unlock()
+		if c, ok := byHash[hash]; ok {
+			return c
+		}
+		byHash[hash] = content
+		return content
+	}
 	finish := func(i int, d *doc, syms symTable, fresh bool) {
 		d.symbols = syms
 		if d.ranked {
-			d.chunks = slices.Clone(chunkFile(syms.all(), lineCount(d.content)))
+			d.chunks = newChunkTable(chunkFile(syms.all(), lineCount(d.content)))
 		}
 		if fresh {
 			if err := g.write(record{Path: d.path, Hash: d.hash, Size: d.size, MTime: d.mtime}, syms); err != nil {
@@ -881,6 +892,9 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 					d.hash = hashOf(content)
 				}
 				d.ranked = len(content) <= MaxIndexSize && !minified(content)
+				if len(content) <= MaxIndexSize {
+					content = shared(d.hash, content)
+				}
 				d.content = content
 				if len(content) > MaxIndexSize {
 					// Exact search reads it from disk, when its trigrams

@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -12,13 +13,18 @@ import (
 // increasing order; a value may carry a small payload (a term frequency):
 // then each delta is shifted left by one, its low bit set when a payload
 // other than 1 follows (most terms occur once in a chunk, and cost no byte
-// for it). String keys are substrings of one string, not an allocation
-// each.
+// for it). Without payloads, a run that is shorter as a bitmap (a value
+// in more than about one of eight documents: "err", "ret") is one: a 0
+// byte, which no delta list starts with, then a bit per value from 0 up.
+// String keys are kept as one string and offsets into it (4 bytes a key
+// instead of a string header and an allocation each).
 type postings[K ~uint32 | ~string] struct {
-	keys []K
-	offs []uint32 // offs[i]:offs[i+1] is keys[i]'s run in data
-	data []byte
-	pay  bool // every value is followed by a uvarint payload
+	keys  []K    // nil for string keys
+	blob  string // string keys: key i is blob[boffs[i]:boffs[i+1]]
+	boffs []uint32
+	offs  []uint32 // offs[i]:offs[i+1] is key i's run in data
+	data  []byte
+	pay   bool // every value is followed by a uvarint payload
 }
 
 // postingsBuilder collects (key, value[, payload]) with values per key in
@@ -102,8 +108,10 @@ func (b *postingsBuilder[K]) build() postings[K] {
 	slices.Sort(p.keys)
 	p.offs = make([]uint32, 0, len(p.keys)+1)
 	p.data = make([]byte, 0, b.total)
+	var tmp []byte
 	for _, k := range p.keys {
-		p.offs = append(p.offs, uint32(len(p.data)))
+		start := len(p.data)
+		p.offs = append(p.offs, uint32(start))
 		r := b.runs[k]
 		left := int(r.n)
 		for blk := r.head; left > 0; {
@@ -113,36 +121,56 @@ func (b *postingsBuilder[K]) build() postings[K] {
 			left -= n
 			blk = binary.LittleEndian.Uint32(b.arena[at+blockData:])
 		}
+		if bm := 1 + int(r.last)/8 + 1; !b.pay && bm < int(r.n) {
+			tmp = append(tmp[:0], p.data[start:]...)
+			p.data = append(p.data[:start], make([]byte, bm)...)
+			bits := p.data[start+1:]
+			eachDelta(tmp, false, func(v, _ uint32) { bits[v/8] |= 1 << (v % 8) })
+		}
 	}
 	p.offs = append(p.offs, uint32(len(p.data)))
+	if len(p.data) < cap(p.data)-cap(p.data)/16 { // bitmaps made it shorter
+		p.data = slices.Clone(p.data)
+	}
 	b.runs, b.arena = nil, nil
 	if keys, ok := any(p.keys).([]string); ok {
-		packKeys(keys)
+		p.blob, p.boffs = packKeys(keys)
+		p.keys = nil
 	}
 	return p
 }
 
-// packKeys makes keys substrings of one string, in place, so the keys
-// cost one allocation and whatever interned them can go.
-func packKeys(keys []string) {
+// packKeys concatenates keys into one string, with the offset of each
+// and the end.
+func packKeys(keys []string) (string, []uint32) {
 	n := 0
 	for _, k := range keys {
 		n += len(k)
 	}
 	var sb strings.Builder
 	sb.Grow(n)
+	offs := make([]uint32, 0, len(keys)+1)
 	for _, k := range keys {
+		offs = append(offs, uint32(sb.Len()))
 		sb.WriteString(k)
 	}
-	all, at := sb.String(), 0
-	for i, k := range keys {
-		keys[i] = all[at : at+len(k)]
-		at += len(k)
-	}
+	return sb.String(), append(offs, uint32(sb.Len()))
 }
+
+// strKey is string key i.
+func (p *postings[K]) strKey(i int) string { return p.blob[p.boffs[i]:p.boffs[i+1]] }
 
 // run returns key k's encoded run (nil when absent).
 func (p *postings[K]) run(k K) []byte {
+	if p.boffs != nil {
+		ks, _ := any(k).(string)
+		n := len(p.boffs) - 1
+		i := sort.Search(n, func(i int) bool { return p.strKey(i) >= ks })
+		if i == n || p.strKey(i) != ks {
+			return nil
+		}
+		return p.data[p.offs[i]:p.offs[i+1]]
+	}
 	i := sort.Search(len(p.keys), func(i int) bool { return p.keys[i] >= k })
 	if i == len(p.keys) || p.keys[i] != k {
 		return nil
@@ -153,6 +181,13 @@ func (p *postings[K]) run(k K) []byte {
 // count is the number of values of k (its document frequency).
 func (p *postings[K]) count(k K) int {
 	r := p.run(k)
+	if !p.pay && len(r) > 0 && r[0] == 0 {
+		n := 0
+		for _, c := range r[1:] {
+			n += bits.OnesCount8(c)
+		}
+		return n
+	}
 	n := 0
 	for len(r) > 0 {
 		d, m := binary.Uvarint(r)
@@ -169,13 +204,27 @@ func (p *postings[K]) count(k K) int {
 // each calls fn with every value of k and its payload, in order.
 func (p *postings[K]) each(k K, fn func(v, payload uint32)) {
 	r := p.run(k)
+	if !p.pay && len(r) > 0 && r[0] == 0 {
+		for i, c := range r[1:] {
+			for c != 0 {
+				fn(uint32(i*8+bits.TrailingZeros8(c)), 0)
+				c &= c - 1
+			}
+		}
+		return
+	}
+	eachDelta(r, p.pay, fn)
+}
+
+// eachDelta decodes a run of deltas (with payloads when pay).
+func eachDelta(r []byte, pay bool, fn func(v, payload uint32)) {
 	var v uint32
 	first := true
 	for len(r) > 0 {
 		d, m := binary.Uvarint(r)
 		r = r[m:]
 		pl := uint64(1)
-		if p.pay {
+		if pay {
 			if d&1 != 0 {
 				pl, m = binary.Uvarint(r)
 				r = r[m:]
@@ -200,17 +249,7 @@ func (p *postings[K]) values(k K) []uint32 {
 	return out
 }
 
-// size is the memory the index holds, in bytes (keys counted at their
-// fixed size; string keys' bytes added).
+// size is the memory the index holds, in bytes.
 func (p *postings[K]) size() int {
-	n := len(p.data) + 4*len(p.offs)
-	for _, k := range p.keys {
-		switch k := any(k).(type) {
-		case string:
-			n += 16 + len(k)
-		default:
-			n += 4
-		}
-	}
-	return n
+	return len(p.data) + 4*len(p.offs) + 4*len(p.keys) + len(p.blob) + 4*len(p.boffs)
 }

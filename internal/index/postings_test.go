@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"unsafe"
 )
 
 // TestPostings round-trips values and payloads (1, which costs no byte,
@@ -34,6 +33,15 @@ func TestPostings(t *testing.T) {
 			v += uint32(1 + i*i*977%100000)
 		}
 	}
+	// Dense runs (shorter as bitmaps): every value, every other, and
+	// most of them.
+	for k, step := range []uint32{1, 2, 3} {
+		key := trigram(1000 + k)
+		for v := uint32(k); v < 3000; v += step {
+			tb.add(key, v, 0)
+			wantTri[key] = append(wantTri[key], v)
+		}
+	}
 	// The last value a uint32 holds.
 	sb.add("zz", 1<<32-1, 7)
 	want["zz"] = []entry{{1<<32 - 1, 7}}
@@ -52,15 +60,18 @@ func TestPostings(t *testing.T) {
 		if got := tp.values(k); !slices.Equal(got, vs) {
 			t.Fatalf("trigram %d: got %v, want %v", k, got, vs)
 		}
+		if n := tp.count(k); n != len(vs) {
+			t.Fatalf("trigram %d: count %d, want %d", k, n, len(vs))
+		}
+	}
+	if r := tp.run(1000); len(r) != 1+3000/8 || r[0] != 0 {
+		t.Errorf("a dense run is %d bytes, not a bitmap", len(r))
 	}
 	if p.run("term") != nil || p.count("absent") != 0 || tp.values(999) != nil {
 		t.Fatal("absent keys found")
 	}
-	// Packed keys are consecutive pieces of one string.
-	for i := 1; i < len(p.keys); i++ {
-		prev := uintptr(unsafe.Pointer(unsafe.StringData(p.keys[i-1])))
-		if uintptr(unsafe.Pointer(unsafe.StringData(p.keys[i]))) != prev+uintptr(len(p.keys[i-1])) {
-			t.Fatalf("key %q is not packed after %q", p.keys[i], p.keys[i-1])
-		}
+	// String keys are one string and its offsets, in order.
+	if p.keys != nil || len(p.boffs) != len(want)+1 || p.strKey(0) != "term0" || p.strKey(len(want)-1) != "zz" {
+		t.Fatalf("keys %v %d %q", p.keys, len(p.boffs), p.blob)
 	}
 }

@@ -104,7 +104,7 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 		sg := st.segs[k.seg]
 		cr := sg.chunks[k.chunk]
 		d := sg.docs[cr.doc]
-		c := d.chunks[cr.chunk]
+		c := d.chunks.at(int(cr.chunk))
 		if c.Symbol >= 0 && definitionKind(d.symbols.at(c.Symbol).Kind) && d.symbols.at(c.Symbol).Line == c.Line {
 			s *= boostDefinition
 		}
@@ -131,7 +131,7 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 		sg := st.segs[k.seg]
 		cr := sg.chunks[k.chunk]
 		d := sg.docs[cr.doc]
-		c := d.chunks[cr.chunk]
+		c := d.chunks.at(int(cr.chunk))
 		h := Hit{Path: d.path, Line: c.Line, EndLine: c.EndLine, Kind: "text", Score: fused[k], Preview: firstCodeLine(d, c.Line, c.EndLine)}
 		if c.Symbol >= 0 {
 			s := d.symbols.at(c.Symbol)
@@ -282,7 +282,7 @@ func chunkOf(sg *segment, di uint32, line int) (chunkKey, bool) {
 	// A doc's chunks are contiguous in the segment.
 	lo := sort.Search(len(sg.chunks), func(i int) bool { return sg.chunks[i].doc >= di })
 	for i := lo; i < len(sg.chunks) && sg.chunks[i].doc == di; i++ {
-		c := sg.docs[di].chunks[sg.chunks[i].chunk]
+		c := sg.docs[di].chunks.at(int(sg.chunks[i].chunk))
 		if c.Line <= line && line <= c.EndLine {
 			return chunkKey{chunk: uint32(i)}, true
 		}

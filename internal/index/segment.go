@@ -20,7 +20,7 @@ type doc struct {
 	// (exact search reads such a file from disk when a query needs it).
 	content []byte
 	symbols symTable
-	chunks  []Chunk
+	chunks  chunkTable
 	// tris are the trigrams of a file over MaxIndexSize (whose content is
 	// not kept), so exact search reads it only when it can match.
 	tris []trigram
@@ -281,9 +281,10 @@ func chunkTerms(d *doc, tk *tokenizer) ([]map[string]uint32, []uint32) {
 	starts := lineStarts(d.content)
 	pathTerms := map[string]uint32{}
 	tk.tokenize([]byte(d.path), func(t string) { pathTerms[t]++ })
-	out := make([]map[string]uint32, len(d.chunks))
-	lens := make([]uint32, len(d.chunks))
-	for i, c := range d.chunks {
+	out := make([]map[string]uint32, d.chunks.len())
+	lens := make([]uint32, d.chunks.len())
+	for i := range d.chunks.len() {
+		c := d.chunks.at(i)
 		m := make(map[string]uint32, 32)
 		var n uint32
 		add := func(t string) { m[t]++; n++ }
@@ -460,7 +461,7 @@ func (s *segment) memSize() int {
 		n += s.tri[i].size() + s.terms[i].size()
 	}
 	for _, d := range s.docs {
-		n += len(d.content) + 4*len(d.tris) + d.symbols.size() + 40*len(d.chunks) + len(d.path) + 120
+		n += len(d.content) + 4*len(d.tris) + d.symbols.size() + d.chunks.size() + len(d.path) + 120
 	}
 	return n
 }

@@ -98,3 +98,54 @@ func (t symTable) all() []Symbol {
 
 // size is the memory the table holds, in bytes.
 func (t symTable) size() int { return len(t.text) + 24*len(t.s) }
+
+// chunkTable is a file's chunks as the index keeps them: the scopes in one
+// string (each distinct one once), the rest in 20 bytes a chunk, where a
+// []Chunk costs 40 and keeps every scope's own allocation.
+type chunkTable struct {
+	text string
+	c    []chunkEntry
+}
+
+// chunkEntry is one chunk of a chunkTable; scopes are cut to 64 KiB.
+type chunkEntry struct {
+	line, end uint32
+	sym       int32
+	scopeOff  uint32
+	scopeLen  uint16
+}
+
+// newChunkTable packs chunks.
+func newChunkTable(chunks []Chunk) chunkTable {
+	if len(chunks) == 0 {
+		return chunkTable{}
+	}
+	var b strings.Builder
+	at := map[string]int{}
+	t := chunkTable{c: make([]chunkEntry, len(chunks))}
+	for i, c := range chunks {
+		scope := c.Scope[:min(len(c.Scope), 1<<16-1)]
+		off, ok := at[scope]
+		if !ok {
+			off = b.Len()
+			b.WriteString(scope)
+			at[scope] = off
+		}
+		t.c[i] = chunkEntry{line: clampLine(c.Line), end: clampLine(c.EndLine), sym: int32(max(-1, min(c.Symbol, 1<<31-1))),
+			scopeOff: uint32(off), scopeLen: uint16(len(scope))}
+	}
+	t.text = b.String()
+	return t
+}
+
+// len is the number of chunks.
+func (t chunkTable) len() int { return len(t.c) }
+
+// at is chunk i.
+func (t chunkTable) at(i int) Chunk {
+	e := &t.c[i]
+	return Chunk{Line: int(e.line), EndLine: int(e.end), Symbol: int(e.sym), Scope: t.text[e.scopeOff : e.scopeOff+uint32(e.scopeLen)]}
+}
+
+// size is the memory the table holds, in bytes.
+func (t chunkTable) size() int { return len(t.text) + 20*len(t.c) }

@@ -102,7 +102,7 @@ func (v *vectors) embedLive(ctx context.Context) {
 	live := map[*doc]bool{}
 	v.mu.Lock()
 	st.eachLive(func(_, _ int, d *doc) {
-		if !d.ranked || len(d.chunks) == 0 {
+		if !d.ranked || d.chunks.len() == 0 {
 			return
 		}
 		live[d] = true
@@ -111,13 +111,14 @@ func (v *vectors) embedLive(ctx context.Context) {
 			return
 		}
 		if !ok {
-			vecs = make([][]float32, len(d.chunks))
+			vecs = make([][]float32, d.chunks.len())
 		}
 		starts := lineStarts(d.content)
-		for i, c := range d.chunks {
+		for i := range d.chunks.len() {
 			if vecs[i] != nil {
 				continue
 			}
+			c := d.chunks.at(i)
 			text := lineSpan(d.content, starts, c.Line, c.EndLine)
 			key := chunkHash(model, text)
 			if vec, ok := v.cache[key]; ok {
