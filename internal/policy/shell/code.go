@@ -1186,7 +1186,7 @@ const homeTok = "\x00HOME\x00"
 // isHomeIdent reports whether a name is the home directory's variable.
 func isHomeIdent(n string) bool {
 	switch n {
-	case "os.environ.HOME", "process.env.HOME", "ENV.HOME", "ENVIRON.HOME", "Deno.env.HOME", "$_SERVER.HOME", "$_ENV.HOME", "Dir.home", "Path.home", "pathlib.Path.home":
+	case "os.environ.HOME", "process.env.HOME", "Bun.env.HOME", "ENV.HOME", "ENVIRON.HOME", "Deno.env.HOME", "$_SERVER.HOME", "$_ENV.HOME", "Dir.home", "Path.home", "pathlib.Path.home":
 		return true
 	}
 	return false

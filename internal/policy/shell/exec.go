@@ -32,6 +32,9 @@ type call struct {
 	meta    cmdMeta
 	later   []func()
 	wrapper bool // a pure wrapper: dropped when it has no effects of its own
+	// bufWrite is set when an editor's commands write the files it edits
+	// (vim -c wq, ex -sc '%d|x')
+	bufWrite bool
 }
 
 func (a *analyzer) callExpr(c *ctx, st *state, s *syntax.Stmt, ce *syntax.CallExpr) {

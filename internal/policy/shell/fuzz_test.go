@@ -50,12 +50,14 @@ func FuzzInlineCode(f *testing.F) {
 		`require("child_process").spawnSync("rm", ["-rf", "/x"])`, `exec(urlopen("https://x").read())`, `f"{a}{{b}}"`,
 		`BEGIN { print "rm -rf /x" | "sh" }`, `spawn bash; send "ls\r"; exec rm [pwd] {a b}`, `Remove-Item -Recurse /x | iex`,
 		`s/.*/rm -rf \/x/e;1e ls` + "\nw /x/out", `silent !rm -rf /x | q`, `shell rm -rf /x`, `"unterminated`, `'''x`, `${`, `#{`,
+		`(system "rm -rf ~")`, `new File("/x") << "y"`, `Runtime.getRuntime().exec(arrayOf("rm","-rf","/x"))`, `(spit (str (System/getProperty "user.home") "/.x") "y")`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
 		for _, pre := range [][]string{{"python3", "-c"}, {"perl", "-e"}, {"ruby", "-e"}, {"node", "-e"}, {"php", "-r"},
-			{"lua", "-e"}, {"awk"}, {"sed"}, {"expect", "-c"}, {"pwsh", "-c"}, {"osascript", "-e"}, {"vim", "-c"}, {"gdb", "-ex"}} {
+			{"lua", "-e"}, {"awk"}, {"sed"}, {"expect", "-c"}, {"pwsh", "-c"}, {"osascript", "-e"}, {"vim", "-c"}, {"gdb", "-ex"},
+			{"guile", "-c"}, {"groovy", "-e"}, {"emacs", "--batch", "--eval"}, {"crystal", "eval"}, {"bun", "-e"}, {"ex", "-sc"}} {
 			src := Join(append(append([]string(nil), pre...), code)...)
 			a, err := Analyze(src, testOpts)
 			if err != nil {

@@ -178,7 +178,7 @@ var qualifiedOps = map[string]Kind{
 	"IO.readlines": Read, "File.delete": Delete, "File.unlink": Delete, "Dir.rmdir": Delete, "Dir.delete": Delete,
 	"FileUtils.rm_rf": Delete, "FileUtils.rm_r": Delete, "FileUtils.rm": Delete, "FileUtils.remove_dir": Delete,
 	"os.Remove": Delete, "os.RemoveAll": Delete, "os.ReadFile": Read, "os.WriteFile": Write,
-	"UNIXSocket.new": Read, "UNIXSocket.open": Read,
+	"UNIXSocket.new": Read, "UNIXSocket.open": Read, "Bun.write": Write, "Bun.file": Read,
 }
 
 // recursiveOps operate on whole trees.

@@ -78,6 +78,7 @@ func init() {
 			remotePrograms(),
 			releasePrograms(),
 			exposePrograms(),
+			foreignPrograms(),
 		},
 		patternPrograms(),
 	)

@@ -21,15 +21,33 @@ func editorPrograms() []program {
 // vim models vim's commands given on its command line.
 func (k *call) vim() {
 	args := k.args
+	var edited []field
+	exMode := k.name == "ex"
+	defer func() {
+		if k.bufWrite {
+			k.files(Write, edited, false) // :w, :wq, :x write the files being edited
+		}
+	}()
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		v := f.val
+		if f.known && len(v) > 2 && v[0] == '-' && v[1] != '-' && strings.Trim(v[1:], "esEnNbRZmMlAHFyXrLV") == "c" {
+			// a cluster ending in c: ex -sc CMD, vim -esc CMD
+			exMode = exMode || strings.ContainsAny(v, "eE")
+			v = "-c"
+		} else if f.known && len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.Trim(v[1:], "esEnNbRZmMlAHFyXrLV") == "" && strings.ContainsAny(v, "eE") {
+			exMode = true // -e, -es, -Es: ex mode, -s is silent there
+			continue
+		}
 		switch {
 		case !f.known || !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+"):
 			k.file(Read, f, false) // a file to edit
+			edited = append(edited, f)
 		case v == "--":
 			k.files(Read, args[i+1:], false)
+			edited = append(edited, args[i+1:]...)
 			return
+		case v == "-s" && exMode:
 		case v == "-c" || v == "--cmd":
 			if i+1 < len(args) {
 				i++
@@ -121,6 +139,8 @@ func (k *call) exCmd(f field, depth int) {
 				k.file(Write, sub(f, t), false)
 			} else if t != "" {
 				k.file(Read, sub(f, t), false)
+			} else if !strings.HasPrefix(name, "r") {
+				k.bufWrite = true
 			}
 		case "ter", "term", "termi", "termin", "termina", "terminal":
 			for strings.HasPrefix(rest, "++") {

@@ -16,7 +16,7 @@ func interpPrograms() []program {
 				ex("ruby -run -e httpd ~ -p 8000", "read:r /home/u", "net 0.0.0.0:8000"), ex("ruby -run -e httpd public", "read:r /home/u/proj/public")}},
 		{names: []string{"php"}, model: func(k *call) { k.interp("r", "", "dcf", "php"); k.webServer() },
 			examples: []example{ex("php -d x=1 s.php", "exec /home/u/proj/s.php")}},
-		{names: []string{"lua", "luajit", "Rscript", "R", "tclsh", "osascript", "julia", "ts-node", "tsx", "swift", "groovy", "scala", "elixir", "erl", "escript"}, model: interpreter("e", "", "l", ""),
+		{names: []string{"lua", "luajit", "Rscript", "R", "tclsh", "osascript", "julia", "ts-node", "tsx", "swift"}, model: interpreter("e", "", "l", ""),
 			examples: []example{ex("lua -l m s.lua", "exec /home/u/proj/s.lua", "!exec /home/u/proj/m")}},
 		{names: []string{"deno"}, model: (*call).deno,
 			examples: []example{ex("deno run -A x.ts", "exec /home/u/proj/x.ts"), ex("deno publish", "tag publish"),

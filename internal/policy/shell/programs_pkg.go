@@ -37,7 +37,13 @@ func pkgPrograms() []program {
 			}
 			k.pkgInstall(n, "pypi.org", "add", "install", "sync", "lock")
 			if n == "uv" && len(k.args) > 0 && k.args[0].val == "run" {
-				k.inner(parseOpts(k.args[1:], spec{arg: "p", long: []string{"with", "python", "project", "directory", "env-file", "package", "extra", "group"}, stop: true}).ops, "uv run", nil, nil)
+				ops := parseOpts(k.args[1:], spec{arg: "p", long: []string{"with", "python", "project", "directory", "env-file", "package", "extra", "group"}, stop: true}).ops
+				if len(ops) > 0 && ops[0].known && (strings.Contains(ops[0].val, "://") || strings.HasSuffix(ops[0].val, ".py")) {
+					k.script(ops[0], false) // uv run script.py, uv run https://…/s.py
+					k.runWritten(ops[0], "python")
+				} else {
+					k.inner(ops, "uv run", nil, nil)
+				}
 			}
 			if n == "poetry" && len(k.args) > 0 && k.args[0].val == "run" {
 				k.inner(k.args[1:], "poetry run", nil, nil)
@@ -54,7 +60,20 @@ func pkgPrograms() []program {
 				args = args[1:]
 			}
 			k.eff(Effect{Kind: Network, Target: "pypi.org"})
-			k.inner(parseOpts(args, spec{long: []string{"from", "with", "python", "spec"}, stop: true}).ops, n, nil, nil)
+			p := parseOpts(args, spec{long: []string{"from", "with", "python", "spec", "index-url", "pip-args"}, stop: true})
+			for _, src := range p.all("from", "spec", "with") {
+				if src.known && strings.Contains(src.val, "://") {
+					// a package built from an address, not the index:
+					// code no one has reviewed, run as it arrives
+					k.net(src)
+					k.dynamicExec(n + " runs a package fetched from " + src.val)
+				}
+			}
+			if len(p.ops) > 0 && p.ops[0].known && strings.Contains(p.ops[0].val, "://") {
+				k.script(p.ops[0], false) // pipx run https://…/script.py
+				return
+			}
+			k.inner(p.ops, n, nil, nil)
 		}, examples: []example{ex("uvx ruff check", "net pypi.org", "cmd ruff"), ex("pipx install black", "tag package.install")}},
 		{names: []string{"pip", "pip3", "pip2"}, model: func(k *call) {
 			k.pkgInstall("pip", "pypi.org", "install", "download", "wheel")
@@ -131,6 +150,10 @@ func (k *call) pkgInstall(manager, host string, subs ...string) {
 }
 
 func (k *call) jsPM() {
+	if k.name == "bun" && len(k.args) > 0 && k.args[0].known && contains([]string{"-e", "--eval", "-p", "--print"}, strings.SplitN(k.args[0].val, "=", 2)[0]) {
+		k.interp("ep", "", "", "bun") // bun -e CODE runs JavaScript as node -e does
+		return
+	}
 	p := parseOpts(k.args, spec{arg: "C", long: []string{"prefix", "cwd", "dir", "filter", "workspace", "registry"}, stop: true})
 	if len(p.ops) == 0 {
 		if k.name == "yarn" || k.name == "bun" {
