@@ -45,6 +45,8 @@ func TestPrivilegeAsksAtLeast(t *testing.T) {
 		{call: bash("sudo -v"), want: Allow},
 		{call: bash("sudo -l"), want: Allow},
 		{call: bash("sudo -K"), want: Allow},
+		{call: bash("doas -n true"), want: Allow},
+		{call: bash("doas -n true && doas make install"), want: Ask},
 		{call: bash("sudo visudo -c"), want: Ask},
 		{call: bash("command -v sudo"), want: Allow},
 		{call: bash("grep -n sudo scripts/install.sh"), want: Allow},

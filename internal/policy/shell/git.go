@@ -135,6 +135,7 @@ func (k *call) git() {
 		k.tag(TagGitHistory)
 		if hasArg(rest, "-d") {
 			k.attr("delete", "true")
+			k.gitDrop("update-ref -d, which deletes a ref as branch -D does")
 		}
 	case "branch":
 		p := parseOpts(rest, spec{arg: "tu", long: []string{"set-upstream-to", "track", "contains", "merged", "no-merged", "points-at", "sort", "format"}})
@@ -555,7 +556,10 @@ func isGitURL(r string) bool {
 // a single file's discard stays a plain write.
 func (k *call) discardIfWhole(paths []field, what string) {
 	for _, o := range paths {
-		if !o.known || o.glob || o.val == "." || o.val == "./" || o.val == ":/" || o.val == "*" || strings.HasSuffix(o.val, "/") {
+		// a pathspec git matches itself ('*.go', ':(glob)src/**') is many
+		// files, as a shell glob is
+		if !o.known || o.glob || o.val == "." || o.val == "./" || o.val == ":/" || o.val == "*" || strings.HasSuffix(o.val, "/") ||
+			strings.ContainsAny(o.val, "*?[") || strings.HasPrefix(o.val, ":(") {
 			k.tag(TagGitDiscard)
 			k.attr("discard", what+" "+o.text(k.c))
 			return

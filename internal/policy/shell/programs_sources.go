@@ -67,7 +67,9 @@ func isSourceName(name string) bool {
 // reach for uncommitted work, and shred beyond any recovery).
 func (k *call) sourcesGlob(ops []field, all bool) {
 	for _, o := range ops {
-		if !o.known || !(o.glob || all) {
+		// a pattern that reached the command unexpanded (for f in
+		// src/*.go; do rm "$f") stands for the files it matched
+		if !o.known || !(o.glob || all || strings.ContainsAny(o.val, "*?[")) {
 			continue
 		}
 		if isSourceName(o.val) {
