@@ -62,6 +62,10 @@ func TestEverydayGitAndCaches(t *testing.T) {
 		{call: bash("git config --global --edit"), want: Deny},
 		{call: bash("HOME=/etc git config --global user.name root"), want: Deny},
 		{call: bash("npm config set script-shell /tmp/sh"), want: Deny},
+		{call: bash("npm set script-shell=/tmp/sh"), want: Deny},
+		{call: bash("pnpm set node-options '--require /tmp/h.js'"), want: Deny},
+		{call: bash("npm set fund false"), want: Allow},
+		{call: bash("npm set registry https://npm.example.net/"), want: Ask},
 		{call: bash("npm config set @corp:registry https://npm.corp.example/"), want: Ask},
 		{call: bash("npm config set registry http://10.0.0.5:4873"), want: Ask},
 		// regenerable caches
@@ -111,6 +115,33 @@ func TestCacheDeleteFollowsLinks(t *testing.T) {
 		{call: sh("rm -rf ~/.cache/docs/"), want: Deny},
 		{call: sh("rm -rf ~/.cache/docs/*"), want: Deny},
 		{call: sh("rm -rf ~/.cache/other"), want: Allow},
+	})
+}
+
+// TestCacheDeleteKeepsWardenProtected: warden's dirs stay protected when
+// they live under a cache root.
+func TestCacheDeleteKeepsWardenProtected(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	data := filepath.Join(home, ".cache", "warden")
+	for _, d := range []string{data, filepath.Join(home, "work")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Default(Env{Home: home, TempDirs: []string{filepath.Join(root, "tmp")}, ProtectedDirs: []string{data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := filepath.Join(home, "work")
+	sh := func(cmd string) Call {
+		return Call{Tool: "bash", Args: map[string]any{"command": cmd}, Cwd: w, Workspace: w}
+	}
+	runCases(t, p, []decideCase{
+		{call: sh("rm -rf ~/.cache/warden"), want: Deny},
+		{call: sh("rm -rf ~/.cache/*"), want: Deny},
+		{call: sh("rm -rf ~/.cache/w*"), want: Deny},
+		{call: sh("rm -rf ~/.cache/go-build"), want: Allow},
 	})
 }
 

@@ -12,7 +12,8 @@ func pkgPrograms() []program {
 			examples: []example{ex("npm pkg set scripts.x='rm -rf /x' && npm run x", "delete:r /x", "via rm npm run x"),
 				ex("echo '{\"scripts\":{\"test\":\"rm -rf /x\"}}' > package.json && yarn test", "delete:r /x"), ex("npm run test", "!delete"),
 				ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules"), ex("npm run build", "exec package.json script"), ex("npm config set script-shell /tmp/x.sh", "write /home/u/.npmrc", "attr key=script-shell"),
-				ex("npm config set -L project registry=https://r.example", "write /home/u/proj/.npmrc"), ex("npm config get registry", "!write")}},
+				ex("npm config set -L project registry=https://r.example", "write /home/u/proj/.npmrc"), ex("npm config get registry", "!write"),
+				ex("npm set script-shell /tmp/x.sh", "write /home/u/.npmrc", "attr key=script-shell")}},
 		{names: []string{"cargo"}, model: func(k *call) {
 			k.subcmdTags(map[string]string{"publish": TagPublish}, "crates.io")
 			if k.subcommand(spec{}) == "release" && hasArg(k.args, "-x", "--execute") {
@@ -172,6 +173,11 @@ func (k *call) jsPM() {
 	switch sc {
 	case "config", "c":
 		k.pmConfig(rest, ".npmrc")
+	case "set":
+		// npm set KEY VALUE is npm config set KEY VALUE
+		if k.name == "npm" || k.name == "pnpm" {
+			k.pmConfig(append([]field{lit("set")}, rest...), ".npmrc")
+		}
 	case "publish", "unpublish", "deprecate":
 		k.tag(TagPublish)
 		k.attr("subcommand", sc)
