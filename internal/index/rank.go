@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -12,6 +13,9 @@ const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
+
+// maxRanked is how many of the best BM25 chunks are fused.
+const maxRanked = 1000
 
 // rrfK is reciprocal rank fusion's constant: a hit ranked r in a list
 // scores 1/(rrfK+r).
@@ -61,6 +65,8 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 		return v
 	}
 	bm := map[chunkKey]float64{}
+	idfs := map[string]float64{} // each query term's weighted IDF
+	var idfSum float64
 	for _, t := range terms {
 		df := 0
 		for _, sg := range st.segs {
@@ -70,6 +76,8 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		idfs[t.term] += idf * t.weight
+		idfSum += idf * t.weight
 		for si, sg := range st.segs {
 			sg.termPostings(t.term).each(t.term, func(c, tf uint32) {
 				cr := sg.chunks[c]
@@ -84,14 +92,27 @@ func (x *Index) ranked(ctx context.Context, st *snapshot, q Query, keep func(*do
 		}
 	}
 	bmList := sortedKeys(bm)
+	if len(bmList) > maxRanked {
+		bmList = bmList[:maxRanked]
+	}
+	// The definition a chunk is whose name (and scope) says the query's
+	// words scores them once more, as a field of its own.
+	top := make(map[chunkKey]float64, len(bmList))
+	for _, k := range bmList {
+		sg := st.segs[k.seg]
+		cr := sg.chunks[k.chunk]
+		d := sg.docs[cr.doc]
+		top[k] = bm[k]
+		if c := d.chunks.at(int(cr.chunk)); c.Symbol >= 0 {
+			top[k] += nameBoost * nameCoverage(d.symbols.at(c.Symbol), idfs)
+		}
+	}
+	bm, bmList = top, sortedKeys(top)
 
 	// Symbols whose names match the query as an identifier.
 	symList, symScores := x.symbolChunks(st, q, keeps)
 
 	fused := map[chunkKey]float64{}
-	if len(bmList) > 1000 {
-		bmList = bmList[:1000]
-	}
 	addRanks(fused, bmList, func(i int) float64 { return bm[bmList[i]] })
 	addRanks(fused, symList, func(i int) float64 { return symScores[i] })
 	if q.Vectors && x.vec != nil {
@@ -195,6 +216,21 @@ func queryTerms(q string) []weightedTerm {
 		}
 		w[t]++
 	})
+	// A word code usually abbreviates also asks for its abbreviations
+	// ("request" finds req), at a lower weight.
+	for _, t := range order {
+		abbr := abbreviations(t)
+		if abbr == nil {
+			abbr = abbreviations(stem(t)) // a plural: "responses" is response
+		}
+		for _, a := range abbr {
+			a = stem(a) // as the index holds it
+			if _, ok := w[a]; !ok {
+				order = append(order, a)
+				w[a] = abbrevWeight * w[t]
+			}
+		}
+	}
 	out := make([]weightedTerm, 0, len(order))
 	for _, t := range order {
 		out = append(out, weightedTerm{t, w[t]})
@@ -288,4 +324,148 @@ func chunkOf(sg *segment, di uint32, line int) (chunkKey, bool) {
 		}
 	}
 	return chunkKey{}, false
+}
+
+// abbrevWeight is the weight of an abbreviation a query's word adds,
+// against the word's own.
+const abbrevWeight = 0.6
+
+// abbreviations returns what code commonly writes for an English word
+// (in its stemmed form, as tokenize gives it; queryTerms stems once more
+// for plurals): "request" is often req, "connection" conn. The list is
+// programmers' common usage, not any one code base's.
+func abbreviations(w string) []string {
+	switch w {
+	case "request":
+		return []string{"req"}
+	case "respons":
+		return []string{"resp", "res"}
+	case "connection", "connect":
+		return []string{"conn"}
+	case "error":
+		return []string{"err"}
+	case "context":
+		return []string{"ctx"}
+	case "configuration", "config":
+		return []string{"cfg", "conf", "config"}
+	case "directory":
+		return []string{"dir"}
+	case "messag":
+		return []string{"msg"}
+	case "length":
+		return []string{"len"}
+	case "number":
+		return []string{"num"}
+	case "buffer":
+		return []string{"buf"}
+	case "initializ", "initial":
+		return []string{"init"}
+	case "argument":
+		return []string{"arg", "args"}
+	case "parameter":
+		return []string{"param", "params"}
+	case "valu":
+		return []string{"val"}
+	case "index":
+		return []string{"idx"}
+	case "address":
+		return []string{"addr"}
+	case "temporary":
+		return []string{"tmp", "temp"}
+	case "sourc":
+		return []string{"src"}
+	case "destination":
+		return []string{"dst", "dest"}
+	case "previous":
+		return []string{"prev"}
+	case "referenc":
+		return []string{"ref"}
+	case "variabl":
+		return []string{"var"}
+	case "packag":
+		return []string{"pkg"}
+	case "attribut":
+		return []string{"attr"}
+	case "position":
+		return []string{"pos"}
+	case "character":
+		return []string{"char"}
+	case "identifier":
+		return []string{"id"}
+	case "information":
+		return []string{"info"}
+	case "environment":
+		return []string{"env"}
+	case "allocat", "allocate":
+		return []string{"alloc"}
+	case "execut":
+		return []string{"exec"}
+	case "document":
+		return []string{"doc"}
+	case "sequenc":
+		return []string{"seq"}
+	case "statistic":
+		return []string{"stats"}
+	case "synchroniz":
+		return []string{"sync"}
+	case "current":
+		return []string{"cur"}
+	case "maximum":
+		return []string{"max"}
+	case "minimum":
+		return []string{"min"}
+	case "expression":
+		return []string{"expr"}
+	case "object":
+		return []string{"obj"}
+	case "receiver":
+		return []string{"recv"}
+	case "authentication", "authenticat", "authorization", "authoriz":
+		return []string{"auth"}
+	case "certificat":
+		return []string{"cert"}
+	case "transaction":
+		return []string{"tx", "txn"}
+	case "implementation", "implement":
+		return []string{"impl"}
+	case "specification":
+		return []string{"spec"}
+	case "millisecond":
+		return []string{"ms"}
+	case "calculat":
+		return []string{"calc"}
+	case "utility":
+		return []string{"util"}
+	case "declaration":
+		return []string{"decl"}
+	case "definition":
+		return []string{"def"}
+	case "original":
+		return []string{"orig"}
+	case "regular":
+		return []string{"re", "regexp"}
+	}
+	return nil
+}
+
+// nameBoost weighs the query's words a definition's name (with its scope)
+// holds: their IDF, times nameBoost, adds to the chunk's BM25 score.
+const nameBoost = 0.7
+
+// nameCoverage is the weighted IDF of the query's terms that the
+// symbol's name or scope holds ("closes the connection" and
+// ClientConn.Close share close and conn).
+func nameCoverage(sym Symbol, idfs map[string]float64) float64 {
+	var sum float64
+	var seen []string
+	for _, part := range []string{sym.Name, sym.Scope} {
+		for _, w := range SplitIdentifier(part) {
+			w = stem(w)
+			if v, ok := idfs[w]; ok && !slices.Contains(seen, w) {
+				seen = append(seen, w)
+				sum += v
+			}
+		}
+	}
+	return sum
 }

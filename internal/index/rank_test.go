@@ -52,3 +52,66 @@ func TestFusionAndBoosts(t *testing.T) {
 		t.Errorf("open and changed: %s first", got)
 	}
 }
+
+// Every English word the abbreviation list knows, singular and plural,
+// reaches its abbreviations, in the form the index holds them.
+func TestQueryAbbreviations(t *testing.T) {
+	for word, want := range map[string][]string{
+		"request": {"req"}, "responses": {"resp", "res"}, "response": {"resp"}, "connections": {"conn"},
+		"connect": {"conn"}, "errors": {"err"}, "context": {"ctx"}, "configuration": {"cfg", "conf"},
+		"directories": {"dir"}, "message": {"msg"}, "length": {"len"}, "numbers": {"num"},
+		"buffer": {"buf"}, "initialize": {"init"}, "initial": {"init"},
+		"arguments": {"arg", "args"}, "parameters": {"param"}, "values": {"val"}, "index": {"idx"},
+		"addresses": {"addr"}, "temporary": {"tmp", "temp"}, "source": {"src"}, "destination": {"dst", "dest"},
+		"previous": {"prev"}, "references": {"ref"}, "variable": {"var"}, "packages": {"pkg"},
+		"attributes": {"attr"}, "position": {"pos"}, "characters": {"char"}, "identifier": {"id"},
+		"information": {"info"}, "environment": {"env"}, "allocates": {"alloc"}, "allocate": {"alloc"},
+		"executes": {"exec"}, "documents": {"doc"}, "sequence": {"seq"}, "statistics": {"stat"},
+		"synchronize": {"sync"}, "current": {"cur"}, "maximum": {"max"}, "minimum": {"min"},
+		"expression": {"expr"}, "objects": {"obj"}, "receiver": {"recv"}, "authentication": {"auth"},
+		"authenticate": {"auth"}, "authorization": {"auth"}, "authorize": {"auth"}, "certificates": {"cert"},
+		"transaction": {"tx", "txn"}, "implementation": {"impl"}, "implements": {"impl"},
+		"specification": {"spec"}, "milliseconds": {"ms"}, "calculate": {"calc"}, "utility": {"util"},
+		"declaration": {"decl"}, "definitions": {"def"}, "original": {"orig"}, "regular": {"re", "regexp"},
+	} {
+		terms := map[string]float64{}
+		for _, wt := range queryTerms(word) {
+			terms[wt.term] = wt.weight
+		}
+		for _, a := range want {
+			if terms[a] != abbrevWeight {
+				t.Errorf("%q: terms %v, want %q at %v", word, terms, a, abbrevWeight)
+			}
+		}
+	}
+}
+
+// A definition whose name and scope say the query's words ranks above an
+// equal one whose name does not, placed first.
+func TestNameField(t *testing.T) {
+	root, dir := t.TempDir(), t.TempDir()
+	body := "() error {\n\tc.pool.release(c.id)\n\treturn c.shutdown()\n}\n"
+	writeTree(t, root, map[string]string{
+		"a.go": "package p\n\nfunc (c *ClientConn) Stop" + body,
+		"z.go": "package p\n\nfunc (c *ClientConn) Close" + body,
+	})
+	x := openIndex(t, root, dir)
+	build(t, x)
+	hs, err := x.Search(context.Background(), Query{Text: "closes the connection"})
+	if err != nil || len(hs) != 2 || hs[0].Symbol != "ClientConn.Close" {
+		t.Fatalf("hits %+v %v", hs, err)
+	}
+}
+
+// The stem of a plural is its singular's: a query's "closes" meets the
+// code's Close.
+func TestStemPlural(t *testing.T) {
+	for plural, singular := range map[string]string{
+		"closes": "close", "parses": "parse", "values": "value", "responses": "response", "messages": "message",
+		"headers": "header", "entries": "entry", "matches": "match", "classes": "class",
+	} {
+		if stem(plural) != stem(singular) {
+			t.Errorf("stem(%q) = %q, stem(%q) = %q", plural, stem(plural), singular, stem(singular))
+		}
+	}
+}

@@ -308,6 +308,7 @@ func plainTerms(s string) []string {
 // bm25MRR ranks the corpus's functions, each a document of the terms
 // analyze gives its source, by BM25 (k1 1.2, b 0.75) for every query.
 func bm25MRR(c *retrievalCorpus, analyze func(string) []string) float64 {
+	const k1, b = 1.2, 0.75 // the usual parameters, whatever warden's are
 	tf := make([]map[string]int, len(c.funcs))
 	df := map[string]int{}
 	lens := make([]float64, len(c.funcs))
@@ -337,7 +338,7 @@ func bm25MRR(c *retrievalCorpus, analyze func(string) []string) float64 {
 			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
 			for i := range c.funcs {
 				if f := float64(tf[i][t]); f > 0 {
-					scores[i] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*lens[i]/avg))
+					scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*lens[i]/avg))
 				}
 			}
 		}

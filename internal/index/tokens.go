@@ -242,7 +242,8 @@ func stem(w string) string {
 	case strings.HasSuffix(w, "es") && (strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes")):
 		return w[:len(w)-2]
 	case strings.HasSuffix(w, "s"):
-		return w[:len(w)-1]
+		// the singular's own stem: "closes" meets "close" (clos)
+		return stem(w[:len(w)-1])
 	case strings.HasSuffix(w, "e"):
 		return w[:len(w)-1]
 	}
