@@ -56,6 +56,7 @@ type cmatch struct {
 	paths                                       []pathPattern
 	recursive                                   *bool
 	protected                                   *bool
+	reach                                       bool
 	needCommand                                 bool // has command-level conditions
 	needEffect                                  bool // has effect-level conditions
 }
@@ -264,6 +265,7 @@ func compileMatch(m Match, r *roots) (cmatch, error) {
 	}
 	c.recursive = m.Recursive
 	c.protected = m.Protected
+	c.reach = m.Reach
 	c.needCommand = len(c.commands) > 0 || len(c.args) > 0 || len(c.argv) > 0 || len(c.attrs) > 0
 	c.needEffect = len(c.effects) > 0 || len(c.targets) > 0 || c.paths != nil || c.recursive != nil || c.protected != nil
 	return c, nil

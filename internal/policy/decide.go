@@ -73,6 +73,19 @@ type effInfo struct {
 	isPath   bool
 	// protected: the effect reaches into one of warden's own dirs.
 	protected bool
+	// globPaths are what Glob expands to on the file system, once asked
+	// (globDone); globOK is false when it could not be expanded.
+	globPaths        []string
+	globDone, globOK bool
+}
+
+// expanded returns what the effect's glob expands to, expanding it once.
+func (ef *effInfo) expanded() ([]string, bool) {
+	if !ef.globDone {
+		ef.globPaths, ef.globOK = expandGlob(ef.Glob)
+		ef.globDone = true
+	}
+	return ef.globPaths, ef.globOK
 }
 
 // unit is a subject with one of its effects (eff nil: the subject alone).
@@ -559,7 +572,8 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 		ok := false
 		for i := range m.paths {
 			pp := &m.paths[i]
-			if pp.match(ef.Target, c.ws) || (ef.resolved != ef.Target && pp.match(ef.resolved, c.wsR)) {
+			if pp.match(ef.Target, c.ws) || (ef.resolved != ef.Target && pp.match(ef.resolved, c.wsR)) ||
+				m.reach && pp.reaches(ef) {
 				ok = true
 				break
 			}

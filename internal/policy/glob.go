@@ -3,7 +3,9 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -422,4 +424,126 @@ func matchSegs(pat []pathSeg, name string) bool {
 		pat, name = pat[1:], rest
 	}
 	return name == ""
+}
+
+// maxGlobMatches bounds the paths a glob is expanded to when a rule asks
+// what it reaches.
+const maxGlobMatches = 256
+
+// reaches reports whether ef can reach a path pp names without its target
+// being one (Match.Reach): a recursive effect, not on names only, on a
+// directory under home that holds such a path, or a glob there that can
+// name one. Only patterns rooted at a directory count.
+func (pp *pathPattern) reaches(ef *effInfo) bool {
+	if pp.re != nil || pp.workspace || len(pp.segs) == 0 || !pp.segs[0].literal || ef.Meta || ef.class != ClassHome {
+		// the user's own stores: a copy of /etc holds /etc/shadow, which
+		// the user cannot read anyway
+		return false
+	}
+	if ef.Glob != "" {
+		if matches, ok := ef.expanded(); ok {
+			for _, m := range matches {
+				if pp.match(m, "") || ef.Recursive && pp.holdsBelow(m) {
+					return true
+				}
+			}
+			return false
+		}
+		return pp.globMeets(splitPath(ef.Glob), ef.Recursive)
+	}
+	if !ef.Recursive {
+		return false
+	}
+	return pp.holdsBelow(ef.Target) || ef.resolved != ef.Target && pp.holdsBelow(ef.resolved)
+}
+
+// holdsBelow reports whether pp names a path strictly below dir.
+func (pp *pathPattern) holdsBelow(dir string) bool {
+	ds := splitPath(dir)
+	for i, d := range ds {
+		if i >= len(pp.segs) {
+			return false
+		}
+		p := pp.segs[i]
+		switch {
+		case p.any:
+			return true
+		case p.literal && p.s != d:
+			return false
+		case !p.literal:
+			if ok, _ := path.Match(p.s, d); !ok {
+				return false
+			}
+		}
+	}
+	return len(pp.segs) > len(ds)
+}
+
+// globMeets reports whether the shell glob gs (split in segments) and pp
+// can name a common path, or (recursive) gs a directory above one pp
+// names: segment by segment, a literal on one side must match the other
+// side's pattern, two patterns are taken to meet.
+func (pp *pathPattern) globMeets(gs []string, recursive bool) bool {
+	var meet func(ps []pathSeg, gs []string) bool
+	meet = func(ps []pathSeg, gs []string) bool {
+		if len(ps) == 0 {
+			return len(gs) == 0
+		}
+		if ps[0].any {
+			if len(ps) == 1 {
+				return len(gs) > 0 || recursive // a trailing ** names what is below
+			}
+			return meet(ps[1:], gs) || len(gs) > 0 && meet(ps, gs[1:])
+		}
+		if len(gs) == 0 {
+			return recursive
+		}
+		g, p := gs[0], ps[0]
+		if g == "**" {
+			return meet(ps, gs[1:]) || meet(ps[1:], gs)
+		}
+		wild := strings.ContainsAny(g, "*?[")
+		switch {
+		case p.literal && !globSegment(g, p.s):
+			return false
+		case !p.literal && !wild:
+			if ok, _ := path.Match(p.s, g); !ok {
+				return false
+			}
+		}
+		return meet(ps[1:], gs[1:])
+	}
+	return meet(pp.segs, gs)
+}
+
+// expandGlob expands an absolute shell glob against the file system, as
+// the shell would when the command runs. It reports false when the
+// directory before the first wildcard does not exist (there is nothing to
+// expand against: the pattern itself is judged) or the glob is too wide
+// to expand here.
+func expandGlob(glob string) ([]string, bool) {
+	if strings.Contains(glob, "**") || strings.Count(glob, "/") > 32 {
+		return nil, false
+	}
+	base := glob
+	if i := strings.IndexAny(glob, "*?["); i >= 0 {
+		base = glob[:strings.LastIndexByte(glob[:i], '/')+1]
+	}
+	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+		return nil, false
+	}
+	matches, err := filepath.Glob(glob)
+	if err != nil || len(matches) > maxGlobMatches {
+		return nil, false
+	}
+	return matches, true
+}
+
+// splitPath splits an absolute path into its segments.
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
 }

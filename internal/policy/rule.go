@@ -89,6 +89,14 @@ type Match struct {
 	// or after symlinks), or it is a recursive effect on a directory that
 	// holds one, or a glob that can name one or a path inside one.
 	Protected *bool `yaml:"protected,omitempty" json:"protected,omitempty"`
+	// Reach, when true, makes Paths hold also for what an effect under home
+	// can reach without naming it: a recursive effect (not one on names
+	// only) on a directory that holds a path a pattern names, and a glob that can name
+	// one (expanded against the file system when its directory exists,
+	// matched pattern to pattern when it does not). Only patterns rooted
+	// at a directory (~/.mozilla/firefox/**, /etc/shadow) are reached
+	// this way; a pattern of a name alone (.env, *.pem) is not.
+	Reach bool `yaml:"reach,omitempty" json:"reach,omitempty"`
 }
 
 // Patterns is a list of patterns; in YAML a single string is a list of one.
