@@ -111,6 +111,11 @@ type Engine struct {
 	wg     sync.WaitGroup
 	sem    chan struct{}
 
+	// roots maps a session id to its workspace root, which never changes:
+	// the door checks it on every call without reading the session. A
+	// deleted session leaves it.
+	roots sync.Map
+
 	mu      sync.Mutex
 	closed  bool
 	runs    map[string]*run
@@ -371,6 +376,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	}
 	e.Abort(ctx, id)
 	_, err = e.record(ctx, ev(id, h.workspace, event.SessionEnd, EndData{Reason: "deleted"}))
+	e.roots.Delete(id)
 	return err
 }
 
@@ -416,10 +422,14 @@ func (e *Engine) Models(ctx context.Context) ([]provider.ModelInfo, []provider.L
 
 // Workspace returns the workspace root of session id.
 func (e *Engine) Workspace(ctx context.Context, id string) (string, error) {
+	if r, ok := e.roots.Load(id); ok {
+		return r.(string), nil
+	}
 	h, err := e.readHistory(ctx, id)
 	if err != nil {
 		return "", err
 	}
+	e.roots.Store(id, h.workspace)
 	return h.workspace, nil
 }
 

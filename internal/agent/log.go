@@ -55,6 +55,29 @@ func (e *Engine) readHistory(ctx context.Context, id string) (*history, error) {
 	return h, nil
 }
 
+// refresh brings h up to date with the log: it reads only the events after
+// the newest h holds and folds the whole again (a session is read whole
+// once per turn, not once per step).
+func (e *Engine) refresh(ctx context.Context, h *history) (*history, error) {
+	evs, err := e.core.Events(ctx, store.Filter{Session: h.id, AfterSeq: h.lastSeq()})
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", h.id, err)
+	}
+	if len(evs) == 0 {
+		return h, nil
+	}
+	all := make([]event.Event, 0, len(h.events)+len(evs))
+	all = append(append(all, h.events...), evs...)
+	nh, err := foldHistory(h.id, all)
+	if err != nil {
+		return nil, err
+	}
+	if nh.deleted {
+		return nil, fmt.Errorf("%w: %s was deleted", ErrSessionNotFound, h.id)
+	}
+	return nh, nil
+}
+
 // foldHistory derives a history from a session's events.
 func foldHistory(id string, evs []event.Event) (*history, error) {
 	if len(evs) == 0 || evs[0].Source != Source || (evs[0].Type != event.SessionStart && evs[0].Type != event.SessionFork) {

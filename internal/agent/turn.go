@@ -162,7 +162,7 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 	}
 	e.notify(h.id, "session.status", map[string]any{"sessionId": h.id, "status": "busy"})
 	var final []event.Event
-	stop, err := e.steps(ctx, h.id, u.Turn, &res, &final)
+	stop, err := e.steps(ctx, h, u.Turn, &res, &final)
 	if err != nil && stop == "" {
 		stop = StopError
 	}
@@ -193,8 +193,11 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 
 // steps runs the step loop of one turn; it returns the stop reason.
 // A last answer (no tool calls) is not recorded here but handed back in
-// final, for turn to record with the turn's end in one batch.
-func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult, final *[]event.Event) (string, error) {
+// final, for turn to record with the turn's end in one batch. h is the session as the turn began; each step brings it up to date with
+// the log (reading only the events after those it holds), so the view is
+// always the log's.
+func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResult, final *[]event.Event) (string, error) {
+	id := h.id
 	var lastSig string
 	for step := 1; ; step++ {
 		if ctx.Err() != nil {
@@ -203,8 +206,8 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 		if step > e.opts.MaxSteps {
 			return StopStepLimit, nil
 		}
-		h, err := e.readHistory(ctx, id)
-		if err != nil {
+		var err error
+		if h, err = e.refresh(ctx, h); err != nil {
 			return "", err
 		}
 		p, model, err := e.opts.Models.Resolve(h.model)
@@ -218,7 +221,7 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 			if _, err := e.compact(ctx, h, p, model, window-reserve, false); err != nil {
 				return StopOverflow, err
 			}
-			if h, err = e.readHistory(ctx, id); err != nil {
+			if h, err = e.refresh(ctx, h); err != nil {
 				return "", err
 			}
 			v = e.buildView(h, nil)
@@ -261,10 +264,18 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 			Model: h.model, Turn: turn, Step: step, Warning: resp.Warning,
 		})
 		calls := resp.Message.ToolCalls()
-		if len(calls) == 0 && h.parent == "" {
+		var pend *pending
+		switch {
+		case len(calls) == 0 && h.parent == "":
 			*final = []event.Event{answer}
-		} else if _, err := e.record(ctx, answer); err != nil {
-			return StopError, err
+		case len(calls) > 0 && firstAlone(tools, calls):
+			// recorded with the first call's first record (its gate's
+			// tool.call and decision, or its result)
+			pend = &pending{evs: []event.Event{answer}}
+		default:
+			if _, err := e.record(ctx, answer); err != nil {
+				return StopError, err
+			}
 		}
 		if h.parent != "" {
 			e.progress(ctx, h, turn, step)
@@ -277,12 +288,12 @@ func (e *Engine) steps(ctx context.Context, id string, turn int, res *TurnResult
 		}
 		sig := signature(calls)
 		if sig == lastSig {
-			e.refuseAll(ctx, h, calls, "not run: the same call(s) as the previous step; warden stopped the turn so it does not loop")
+			e.refuseAll(ctx, h, calls, pend, "not run: the same call(s) as the previous step; warden stopped the turn so it does not loop")
 			return StopRepeated, nil
 		}
 		lastSig = sig
 		var sub provider.Usage
-		e.runCalls(ctx, h, tools, calls, &sub)
+		e.runCalls(ctx, h, tools, calls, &sub, pend)
 		res.TokenUsage = res.TokenUsage.Add(sub)
 		if ctx.Err() != nil {
 			return StopAborted, nil
@@ -376,30 +387,65 @@ func signature(calls []provider.ToolCall) string {
 	return b.String()
 }
 
+// pending holds a step's message.assistant until the first record of its
+// first call, which carries it in the same transaction: the answer is
+// durable no later than anything its calls record, and costs no commit of
+// its own. Only a first call that runs alone takes it (firstAlone), so no
+// other call of the step can record before it.
+type pending struct {
+	mu  sync.Mutex
+	evs []event.Event
+}
+
+// take returns the held events once; nil after that (and on a nil p).
+func (p *pending) take() []event.Event {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	evs := p.evs
+	p.evs = nil
+	return evs
+}
+
+// group returns the end of the group of calls that starts at i:
+// consecutive read-only calls run side by side, any other call alone.
+func group(tools map[string]tool, calls []provider.ToolCall, i int) int {
+	j := i + 1
+	if tools[calls[i].Name].readOnly {
+		for j < len(calls) && tools[calls[j].Name].readOnly {
+			j++
+		}
+	}
+	return j
+}
+
+// firstAlone reports whether a step's first call runs alone.
+func firstAlone(tools map[string]tool, calls []provider.ToolCall) bool {
+	return group(tools, calls, 0) == 1
+}
+
 // refuseAll gives every call a result without running it.
-func (e *Engine) refuseAll(ctx context.Context, h *history, calls []provider.ToolCall, why string) {
+func (e *Engine) refuseAll(ctx context.Context, h *history, calls []provider.ToolCall, pend *pending, why string) {
 	for _, c := range calls {
-		e.result(ctx, h, c, why, true, "not_executed", time.Now())
+		e.result(ctx, h, c, pend, why, true, "not_executed", time.Now())
 	}
 }
 
 // runCalls runs one step's tool calls: consecutive read-only calls side by
 // side, every other call alone, in the model's order. Every call gets
-// exactly one tool.result.
-func (e *Engine) runCalls(ctx context.Context, h *history, tools map[string]tool, calls []provider.ToolCall, usage *provider.Usage) {
+// exactly one tool.result. pend, when set, goes with the first call's
+// first record.
+func (e *Engine) runCalls(ctx context.Context, h *history, tools map[string]tool, calls []provider.ToolCall, usage *provider.Usage, pend *pending) {
 	var mu sync.Mutex
 	for i := 0; i < len(calls); {
-		j := i + 1
-		if tools[calls[i].Name].readOnly {
-			for j < len(calls) && tools[calls[j].Name].readOnly {
-				j++
-			}
-		}
+		j := group(tools, calls, i)
 		var wg sync.WaitGroup
 		for _, c := range calls[i:j] {
 			wg.Go(func() {
 				var u provider.Usage
-				e.runCall(ctx, h, tools, c, &u)
+				e.runCall(ctx, h, tools, c, &u, pend)
 				mu.Lock()
 				*usage = usage.Add(u)
 				mu.Unlock()
@@ -411,21 +457,24 @@ func (e *Engine) runCalls(ctx context.Context, h *history, tools map[string]tool
 }
 
 // runCall gates and runs one call and records its one result.
-func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool, c provider.ToolCall, usage *provider.Usage) {
+func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool, c provider.ToolCall, usage *provider.Usage, pend *pending) {
 	start := time.Now()
 	if ctx.Err() != nil {
 		// arrived after the abort: never runs
-		e.result(ctx, h, c, "aborted before it ran", true, "aborted", start)
+		e.result(ctx, h, c, pend, "aborted before it ran", true, "aborted", start)
 		return
 	}
 	e.notify(h.id, "agent.tool_start", map[string]any{"sessionId": h.id, "toolName": c.Name, "toolId": c.ID})
 	ws, err := e.opts.Ops.Workspace(h.workspace)
 	if err != nil {
-		e.result(ctx, h, c, "warden cannot serve this workspace: "+err.Error(), true, "error", start)
+		e.result(ctx, h, c, pend, "warden cannot serve this workspace: "+err.Error(), true, "error", start)
 		return
 	}
 	caller := ops.Caller{Source: Source, Session: h.id, CallID: c.ID, OwnResult: true,
 		Extra: map[string]any{"toolId": c.ID, "name": c.Name, "arguments": string(c.Arguments)}}
+	if pend != nil {
+		caller.Before = pend.take
+	}
 	t, known := tools[c.Name]
 	args, aerr := argsMap(c.Arguments)
 	switch {
@@ -436,7 +485,7 @@ func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool,
 		err = ws.Refuse(ctx, caller, "", c.Name, map[string]any{"arguments": string(c.Arguments)}, "warden.agent-bad-arguments", aerr)
 	}
 	if err != nil {
-		e.result(ctx, h, c, err.Error(), true, "error", start)
+		e.result(ctx, h, c, pend, err.Error(), true, "error", start)
 		return
 	}
 	tc := &toolCtx{e: e, ws: ws, caller: caller, h: h, call: c, usage: usage}
@@ -445,17 +494,17 @@ func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool,
 	var pre *preGateError
 	switch {
 	case ctx.Err() != nil:
-		e.result(ctx, h, c, fmt.Sprintf("aborted after %s; side effects may have happened", since(start)), true, "aborted", start)
+		e.result(ctx, h, c, pend, fmt.Sprintf("aborted after %s; side effects may have happened", since(start)), true, "aborted", start)
 	case errors.As(err, &denied):
-		e.result(ctx, h, c, "denied by warden: "+denied.Verdict.Reason, true, "denied", start)
+		e.result(ctx, h, c, pend, "denied by warden: "+denied.Verdict.Reason, true, "denied", start)
 	case errors.As(err, &pre):
 		// refused before the gate saw it: still in the log as a refusal
 		_ = ws.Refuse(ctx, caller, "", c.Name, args, pre.Rule, pre.Err)
-		e.result(ctx, h, c, "refused by warden: "+err.Error(), true, "denied", start)
+		e.result(ctx, h, c, pend, "refused by warden: "+err.Error(), true, "denied", start)
 	case err != nil:
-		e.result(ctx, h, c, err.Error(), true, "error", start)
+		e.result(ctx, h, c, pend, err.Error(), true, "error", start)
 	default:
-		e.result(ctx, h, c, out, false, "ok", start)
+		e.result(ctx, h, c, pend, out, false, "ok", start)
 	}
 }
 
@@ -468,10 +517,11 @@ func toolNames(ts map[string]tool) []string {
 	return out
 }
 
-// result records a call's one tool.result and announces it.
-func (e *Engine) result(ctx context.Context, h *history, c provider.ToolCall, content string, isErr bool, outcome string, start time.Time) {
+// result records a call's one tool.result (after what pend still holds,
+// in the same transaction) and announces it.
+func (e *Engine) result(ctx context.Context, h *history, c provider.ToolCall, pend *pending, content string, isErr bool, outcome string, start time.Time) {
 	d := ResultData{CallID: c.ID, ToolID: c.ID, Tool: c.Name, Content: content, IsError: isErr, Outcome: outcome, Duration: time.Since(start).Milliseconds()}
-	if _, err := e.record(ctx, ev(h.id, h.workspace, event.ToolResult, d)); err != nil {
+	if _, err := e.record(ctx, append(pend.take(), ev(h.id, h.workspace, event.ToolResult, d))...); err != nil {
 		e.log.Error("could not record a tool result", "session", h.id, "call", c.ID, "err", err)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/warden-dev/warden/internal/approval"
@@ -30,6 +31,11 @@ type GateRequest struct {
 	// still wait for a person (the control door's security.requireApproval
 	// for destructive operations). A deny stands.
 	RequireApproval string
+	// Before are events of the caller's recorded in the same transaction,
+	// ahead of the call and its decision (warden's agent: the model's
+	// message.assistant that made the call), so what led to the call costs
+	// no commit of its own and is never durable without it.
+	Before []event.Event
 }
 
 // Verdict is the core's final answer for a gated call: the call may run only
@@ -75,13 +81,13 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 	sess := call.Session
 	base := event.Event{Session: sess, Source: req.Source, Workspace: call.Workspace}
 
-	evs := []event.Event{
+	evs := append(slices.Clip(req.Before),
 		withData(base, event.ToolCall, event.ToolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Truncated: req.Truncated, Extra: req.Extra}),
 		withData(base, event.ToolDecision, event.ToolDecisionData{
 			CallID: req.CallID, Tool: call.Tool, Decision: string(d.Action), Final: d.Action != policy.Ask,
 			Reason: d.Reason, Rule: d.Rule, Argv: d.Argv, Span: d.Span, Audit: auditHits(d.Audit),
 		}),
-	}
+	)
 	var areq approval.Request
 	if d.Action == policy.Ask {
 		now := c.now().UTC()
@@ -349,12 +355,12 @@ func (c *Core) Refuse(ctx context.Context, req GateRequest, rule, reason string)
 	}
 	d := policy.Decision{Action: policy.Deny, Rule: rule, Reason: reason}
 	base := event.Event{Session: call.Session, Source: req.Source, Workspace: call.Workspace}
-	evs := []event.Event{
+	evs := append(slices.Clip(req.Before),
 		withData(base, event.ToolCall, event.ToolCallData{CallID: req.CallID, Tool: call.Tool, Args: call.Args, Cwd: call.Cwd, Extra: req.Extra}),
 		withData(base, event.ToolDecision, event.ToolDecisionData{
 			CallID: req.CallID, Tool: call.Tool, Decision: string(policy.Deny), Final: true, Reason: reason, Rule: rule,
 		}),
-	}
+	)
 	if _, err := c.Record(context.WithoutCancel(ctx), evs...); err != nil {
 		c.logger.Error("could not record a refusal", "session", call.Session, "tool", call.Tool, "rule", rule, "err", err)
 	}

@@ -35,6 +35,10 @@ type Caller struct {
 	// (warden's agent, with the content its model is shown): the
 	// operation then records none.
 	OwnResult bool
+	// Before, when set, is called when the operation's call is recorded
+	// (gated or refused); the events it returns are recorded in the same
+	// transaction, ahead of the call (core.GateRequest.Before).
+	Before func() []event.Event
 }
 
 // ErrDenied reports an operation the policy, or a person, refused. The
@@ -119,6 +123,9 @@ func (w *Workspace) Gate(ctx context.Context, c Caller, cwd, tool string, args m
 		Source: c.Source,
 		Extra:  maps.Clone(c.Extra),
 	}
+	if c.Before != nil {
+		req.Before = c.Before()
+	}
 	if destructive && c.RequireApproval != "" {
 		req.RequireApproval = c.RequireApproval
 	}
@@ -175,7 +182,7 @@ func (w *Workspace) Refuse(ctx context.Context, c Caller, cwd, tool string, args
 	if cwd == "" {
 		cwd = w.root
 	}
-	w.svc.core().Refuse(ctx, core.GateRequest{
+	req := core.GateRequest{
 		Call: policy.Call{
 			Tool: tool, Args: args, Cwd: cwd, Workspace: w.root,
 			Session: c.Session, Source: c.Source,
@@ -183,6 +190,10 @@ func (w *Workspace) Refuse(ctx context.Context, c Caller, cwd, tool string, args
 		CallID: c.CallID,
 		Source: c.Source,
 		Extra:  maps.Clone(c.Extra),
-	}, rule, err.Error())
+	}
+	if c.Before != nil {
+		req.Before = c.Before()
+	}
+	w.svc.core().Refuse(ctx, req, rule, err.Error())
 	return err
 }

@@ -2,6 +2,7 @@ package doortest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,12 +29,34 @@ func oneToolCall(r openaifake.Request) openaifake.Reply {
 // BenchmarkTurn is a turn with one tool call (a read) through warden (the
 // Agent API door over WebSocket, the engine, the gate, the durable log)
 // against the same exchange driven directly with openai-go against the
-// same fake, the file read with os.ReadFile. Each warden turn runs in a
-// fresh session (created outside the timer), so the history does not grow.
+// same fake: the same system prompt and tool definitions as warden sends
+// (taken from a warden turn run before the timers), the file read with
+// os.ReadFile. Each warden turn runs in a fresh session (created outside
+// the timer), so the history does not grow.
 func BenchmarkTurn(b *testing.B) {
 	h := newHarness(b, oneToolCall, harnessOptions{})
 	if err := os.WriteFile(filepath.Join(h.root, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 		b.Fatal(err)
+	}
+	// what warden sends: its system prompt and its tools
+	warm := h.dial()
+	warm.message(warm.create(h), "what does a.txt say?")
+	first := h.fake.Requests()[0]
+	system := first.Messages[0].Text()
+	var tools []oai.ChatCompletionToolUnionParam
+	for _, raw := range first.Tools {
+		var t struct {
+			Function struct {
+				Name        string         `json:"name"`
+				Description string         `json:"description"`
+				Parameters  map[string]any `json:"parameters"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			b.Fatal(err)
+		}
+		tools = append(tools, oai.ChatCompletionFunctionTool(oai.FunctionDefinitionParam{Name: t.Function.Name,
+			Description: oai.String(t.Function.Description), Parameters: oai.FunctionParameters(t.Function.Parameters)}))
 	}
 	b.Run("warden", func(b *testing.B) {
 		c := h.dial()
@@ -48,12 +71,11 @@ func BenchmarkTurn(b *testing.B) {
 	})
 	b.Run("sdk", func(b *testing.B) {
 		client := oai.NewClient(option.WithBaseURL(h.fake.URL+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
-		tool := oai.ChatCompletionFunctionTool(oai.FunctionDefinitionParam{Name: "read", Parameters: oai.FunctionParameters{
-			"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []string{"path"}}})
 		ctx := context.Background()
 		for b.Loop() {
-			params := oai.ChatCompletionNewParams{Model: "fake-model", Tools: []oai.ChatCompletionToolUnionParam{tool},
-				Messages: []oai.ChatCompletionMessageParamUnion{oai.UserMessage("what does a.txt say?")}}
+			params := oai.ChatCompletionNewParams{Model: "fake-model", Tools: tools,
+				StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
+				Messages:      []oai.ChatCompletionMessageParamUnion{oai.SystemMessage(system), oai.UserMessage("what does a.txt say?")}}
 			acc := stream(b, ctx, client, params)
 			call := acc.Choices[0].Message.ToolCalls[0]
 			data, err := os.ReadFile(filepath.Join(h.root, "a.txt"))

@@ -662,3 +662,44 @@ func TestShellLeavesNoProcess(t *testing.T) {
 		t.Fatalf("the call was aborted, and left running: %q", left)
 	}
 }
+
+// TestAnswerCommitsWithItsCall: a step's message.assistant is recorded in
+// the same transaction as its (lone) call's tool.call and decision, not in
+// one of its own: a turn with one tool call takes four commits (the
+// message, the answer with the gated call, the result, the last answer
+// with the turn's end). Events of one transaction share their time.
+func TestAnswerCommitsWithItsCall(t *testing.T) {
+	h := newHarness(t, oneToolCall, harnessOptions{})
+	if err := os.WriteFile(filepath.Join(h.root, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := h.dial()
+	id := c.create(h)
+	if res := c.message(id, "what does a.txt say?"); res.Text != "It says hello." {
+		t.Fatalf("turn %+v", res)
+	}
+	evs := h.events(id, "")
+	var answer, call event.Event
+	commits := map[time.Time]bool{}
+	for _, x := range evs {
+		if x.Type == event.SessionStart {
+			continue
+		}
+		commits[x.Time] = true
+		switch {
+		case x.Type == event.MessageAssistant && answer.ID == 0:
+			answer = x
+		case x.Type == event.ToolCall:
+			call = x
+		}
+	}
+	if answer.ID == 0 || call.ID == 0 || call.Seq != answer.Seq+1 || !call.Time.Equal(answer.Time) {
+		t.Fatalf("the answer (seq %d, %v) and its call (seq %d, %v) were not recorded together", answer.Seq, answer.Time, call.Seq, call.Time)
+	}
+	if len(commits) != 4 {
+		for _, x := range evs {
+			t.Logf("%d %s %v", x.Seq, x.Type, x.Time)
+		}
+		t.Fatalf("%d commits for a turn with one tool call, want 4", len(commits))
+	}
+}
