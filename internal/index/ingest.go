@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/warden-dev/warden/internal/search"
 )
@@ -90,6 +91,12 @@ func hashOf(content []byte) string {
 // regular file), up to search.MaxFileSize bytes. ok is false when the file
 // is absent, not regular or larger.
 func readFile(r *os.Root, rel string) (content []byte, fi os.FileInfo, ok bool) {
+	return readFileWith(r, rel, func(n int) []byte { return make([]byte, n) })
+}
+
+// readFileWith is readFile with the buffer (of the size Lstat gives) from
+// alloc.
+func readFileWith(r *os.Root, rel string, alloc func(int) []byte) (content []byte, fi os.FileInfo, ok bool) {
 	fi, err := r.Lstat(rel)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > search.MaxFileSize {
 		return nil, fi, false
@@ -101,7 +108,7 @@ func readFile(r *os.Root, rel string) (content []byte, fi os.FileInfo, ok bool) 
 	defer f.Close()
 	// A buffer of the size Lstat gave, so the content kept in memory
 	// has no spare capacity; a file that grew meanwhile reads on.
-	b := make([]byte, fi.Size())
+	b := alloc(int(fi.Size()))
 	n, err := io.ReadFull(f, b)
 	switch {
 	case err == io.ErrUnexpectedEOF || err == io.EOF:
@@ -171,4 +178,44 @@ func language(rel string) string {
 		return "yaml"
 	}
 	return ext
+}
+
+// slabSize is the size of the slabs a build reads files into; a file over
+// an eighth of it gets its own buffer.
+const slabSize = 1 << 20
+
+// slab hands out pieces of large buffers, one after the other; the
+// workers of a build share one, so only its last slab has room left
+// unused. The docs of a build keep their slabs alive: a file changed
+// later leaves its old text in its slab until the next build, at most the
+// corpus once.
+type slab struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+// alloc returns n bytes (with no spare capacity).
+func (s *slab) alloc(n int) []byte {
+	if n > slabSize/8 {
+		return make([]byte, n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.buf)+n > cap(s.buf) {
+		s.buf = make([]byte, 0, slabSize)
+	}
+	at := len(s.buf)
+	s.buf = s.buf[:at+n]
+	return s.buf[at : at+n : at+n]
+}
+
+// giveBack returns b when it is still the last piece alloc handed out (a
+// binary file, a duplicate), for the next file to use.
+func (s *slab) giveBack(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(b)
+	if n > 0 && n <= len(s.buf) && &s.buf[len(s.buf)-n] == &b[0] {
+		s.buf = s.buf[:len(s.buf)-n]
+	}
 }

@@ -75,3 +75,35 @@ func TestPostings(t *testing.T) {
 		t.Fatalf("keys %v %d %q", p.keys, len(p.boffs), p.blob)
 	}
 }
+
+func TestSlab(t *testing.T) {
+	var s slab
+	a := s.alloc(10)
+	b := s.alloc(20)
+	if len(a) != 10 || cap(a) != 10 || len(b) != 20 || cap(b) != 20 || &a[0] == &b[0] {
+		t.Fatalf("pieces %d/%d %d/%d", len(a), cap(a), len(b), cap(b))
+	}
+	copy(a, "0123456789")
+	// Appending to a piece never writes over the next.
+	_ = append(a, 'x')
+	if b[0] != 0 {
+		t.Fatal("append wrote into the next piece")
+	}
+	// The last piece can be given back and is handed out again; another
+	// cannot.
+	s.giveBack(a)
+	s.giveBack(b)
+	if c := s.alloc(20); &c[0] != &b[0] {
+		t.Error("the piece given back was not reused")
+	}
+	// A large file gets its own buffer, a full slab a new one.
+	if big := s.alloc(slabSize/8 + 1); len(big) != slabSize/8+1 {
+		t.Fatal("big piece")
+	}
+	for range 20 {
+		p := s.alloc(slabSize / 8)
+		if len(p) != slabSize/8 || cap(p) != slabSize/8 {
+			t.Fatal("piece size")
+		}
+	}
+}

@@ -4,21 +4,23 @@ import "strings"
 
 // symTable is a file's symbols as the index keeps them: the names, kinds
 // and scopes in one string (each distinct one once, kinds first), the rest
-// in 24 bytes a symbol, where a []Symbol costs 64 bytes and an allocation
-// per name. It is immutable once made.
+// in 20 bytes a symbol, where a []Symbol costs 64 bytes and an allocation
+// per name. A file whose symbols do not fit the packed form (a kind past
+// the first 255 bytes of kinds, a name or scope over 64 KiB, a definition
+// over 65,535 lines) keeps its []Symbol as is. It is immutable once made.
 type symTable struct {
 	text string
 	s    []symEntry
+	raw  []Symbol // when packing does not fit
 }
 
-// symEntry is one symbol of a symTable. Names and scopes are cut to 64 KiB
-// and kinds to 255 bytes (no real definition comes near).
+// symEntry is one symbol of a symTable.
 type symEntry struct {
 	nameOff, scopeOff uint32
-	line, end         uint32
+	line              uint32
+	span              uint16 // EndLine - Line
 	nameLen, scopeLen uint16
-	kindOff           uint16
-	kindLen           uint8
+	kindOff, kindLen  uint8
 }
 
 // newSymTable packs syms.
@@ -38,81 +40,88 @@ func newSymTable(syms []Symbol) symTable {
 		return i
 	}
 	for _, s := range syms {
-		put(s.Kind[:min(len(s.Kind), 255)])
+		put(s.Kind)
 	}
 	t := symTable{s: make([]symEntry, len(syms))}
 	for i, s := range syms {
-		name, scope, kind := s.Name[:min(len(s.Name), 1<<16-1)], s.Scope[:min(len(s.Scope), 1<<16-1)], s.Kind[:min(len(s.Kind), 255)]
-		e := symEntry{line: clampLine(s.Line), end: clampLine(s.EndLine),
-			nameLen: uint16(len(name)), scopeLen: uint16(len(scope)), kindLen: uint8(len(kind))}
-		e.nameOff = uint32(put(name))
-		e.scopeOff = uint32(put(scope))
-		k := at[kind]
-		if k >= 1<<16 { // kinds come first: only a table of 64 KiB of kinds gets here
-			k = 0
-			e.kindLen = 0
+		k := at[s.Kind]
+		if k+len(s.Kind) > 255 || len(s.Name) >= 1<<16 || len(s.Scope) >= 1<<16 ||
+			s.Line < 0 || s.Line > 1<<32-1 || s.EndLine < s.Line || s.EndLine-s.Line >= 1<<16 {
+			return symTable{raw: syms}
 		}
-		e.kindOff = uint16(k)
-		t.s[i] = e
+		t.s[i] = symEntry{nameOff: uint32(put(s.Name)), scopeOff: uint32(put(s.Scope)),
+			line: uint32(s.Line), span: uint16(s.EndLine - s.Line),
+			nameLen: uint16(len(s.Name)), scopeLen: uint16(len(s.Scope)),
+			kindOff: uint8(k), kindLen: uint8(len(s.Kind))}
 	}
 	t.text = b.String()
 	return t
 }
 
-func clampLine(n int) uint32 {
-	return uint32(max(0, min(n, 1<<32-1)))
-}
-
 // len is the number of symbols.
-func (t symTable) len() int { return len(t.s) }
+func (t symTable) len() int {
+	if t.raw != nil {
+		return len(t.raw)
+	}
+	return len(t.s)
+}
 
 // name is symbol i's name, without allocating.
 func (t symTable) name(i int) string {
+	if t.raw != nil {
+		return t.raw[i].Name
+	}
 	e := &t.s[i]
 	return t.text[e.nameOff : e.nameOff+uint32(e.nameLen)]
 }
 
 // at is symbol i.
 func (t symTable) at(i int) Symbol {
+	if t.raw != nil {
+		return t.raw[i]
+	}
 	e := &t.s[i]
 	return Symbol{
 		Name:    t.text[e.nameOff : e.nameOff+uint32(e.nameLen)],
-		Kind:    t.text[e.kindOff : e.kindOff+uint16(e.kindLen)],
+		Kind:    t.text[e.kindOff : e.kindOff+e.kindLen],
 		Scope:   t.text[e.scopeOff : e.scopeOff+uint32(e.scopeLen)],
 		Line:    int(e.line),
-		EndLine: int(e.end),
+		EndLine: int(e.line) + int(e.span),
 	}
 }
 
 // all is every symbol, in a new slice (nil for none).
 func (t symTable) all() []Symbol {
-	if len(t.s) == 0 {
+	if t.len() == 0 {
 		return nil
 	}
-	out := make([]Symbol, len(t.s))
-	for i := range t.s {
+	out := make([]Symbol, t.len())
+	for i := range out {
 		out[i] = t.at(i)
 	}
 	return out
 }
 
 // size is the memory the table holds, in bytes.
-func (t symTable) size() int { return len(t.text) + 24*len(t.s) }
+func (t symTable) size() int { return len(t.text) + 20*len(t.s) + 64*len(t.raw) }
 
 // chunkTable is a file's chunks as the index keeps them: the scopes in one
-// string (each distinct one once), the rest in 20 bytes a chunk, where a
-// []Chunk costs 40 and keeps every scope's own allocation.
+// string (each distinct one once), the rest in 16 bytes a chunk, where a
+// []Chunk costs 40 and keeps every scope's own allocation. Chunks that do
+// not fit (over 65,535 lines, a scope over 64 KiB) are kept as they are.
 type chunkTable struct {
 	text string
 	c    []chunkEntry
+	raw  []Chunk
 }
 
-// chunkEntry is one chunk of a chunkTable; scopes are cut to 64 KiB.
+// chunkEntry is one chunk of a chunkTable.
 type chunkEntry struct {
-	line, end uint32
-	sym       int32
-	scopeOff  uint32
-	scopeLen  uint16
+	line     uint32
+	sym      int32
+	scopeOff uint32
+	span     uint16 // EndLine - Line
+	scopeLen uint16
 }
 
 // newChunkTable packs chunks.
@@ -124,28 +133,40 @@ func newChunkTable(chunks []Chunk) chunkTable {
 	at := map[string]int{}
 	t := chunkTable{c: make([]chunkEntry, len(chunks))}
 	for i, c := range chunks {
-		scope := c.Scope[:min(len(c.Scope), 1<<16-1)]
-		off, ok := at[scope]
+		if len(c.Scope) >= 1<<16 || c.Line < 0 || c.Line > 1<<32-1 || c.EndLine < c.Line || c.EndLine-c.Line >= 1<<16 ||
+			c.Symbol < -1 || c.Symbol > 1<<31-1 {
+			return chunkTable{raw: chunks}
+		}
+		off, ok := at[c.Scope]
 		if !ok {
 			off = b.Len()
-			b.WriteString(scope)
-			at[scope] = off
+			b.WriteString(c.Scope)
+			at[c.Scope] = off
 		}
-		t.c[i] = chunkEntry{line: clampLine(c.Line), end: clampLine(c.EndLine), sym: int32(max(-1, min(c.Symbol, 1<<31-1))),
-			scopeOff: uint32(off), scopeLen: uint16(len(scope))}
+		t.c[i] = chunkEntry{line: uint32(c.Line), span: uint16(c.EndLine - c.Line), sym: int32(c.Symbol),
+			scopeOff: uint32(off), scopeLen: uint16(len(c.Scope))}
 	}
 	t.text = b.String()
 	return t
 }
 
 // len is the number of chunks.
-func (t chunkTable) len() int { return len(t.c) }
+func (t chunkTable) len() int {
+	if t.raw != nil {
+		return len(t.raw)
+	}
+	return len(t.c)
+}
 
 // at is chunk i.
 func (t chunkTable) at(i int) Chunk {
+	if t.raw != nil {
+		return t.raw[i]
+	}
 	e := &t.c[i]
-	return Chunk{Line: int(e.line), EndLine: int(e.end), Symbol: int(e.sym), Scope: t.text[e.scopeOff : e.scopeOff+uint32(e.scopeLen)]}
+	return Chunk{Line: int(e.line), EndLine: int(e.line) + int(e.span), Symbol: int(e.sym),
+		Scope: t.text[e.scopeOff : e.scopeOff+uint32(e.scopeLen)]}
 }
 
 // size is the memory the table holds, in bytes.
-func (t chunkTable) size() int { return len(t.text) + 20*len(t.c) }
+func (t chunkTable) size() int { return len(t.text) + 16*len(t.c) + 40*len(t.raw) }

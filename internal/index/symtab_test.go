@@ -31,10 +31,41 @@ func TestSymTable(t *testing.T) {
 	if (symTable{}).all() != nil || newSymTable(nil).len() != 0 {
 		t.Error("an empty table is not empty")
 	}
-	// Names past 64 KiB are cut there; lines past 2^32 are clamped.
+	// What does not pack is kept as it is.
 	long := strings.Repeat("x", 70000)
-	got := newSymTable([]Symbol{{Name: long, Kind: "function", Line: 1, EndLine: 1 << 40}}).at(0)
-	if got.Name != long[:1<<16-1] || got.Kind != "function" || got.EndLine != 1<<32-1 {
-		t.Errorf("long symbol: %d %q %d", len(got.Name), got.Kind, got.EndLine)
+	for _, odd := range [][]Symbol{
+		{{Name: long, Kind: "function", Line: 1, EndLine: 1}},
+		{{Name: "f", Kind: "function", Line: 1, EndLine: 1 << 40}},
+		{{Name: "f", Kind: "function", Line: 5, EndLine: 2}},
+		{{Name: "f", Kind: strings.Repeat("k", 300), Line: 1, EndLine: 1}},
+	} {
+		if got := newSymTable(odd); !slices.Equal(got.all(), odd) || got.name(0) != odd[0].Name {
+			t.Errorf("%.40v: got %.40v", odd, got.all())
+		}
+	}
+}
+
+func TestChunkTable(t *testing.T) {
+	chunks := []Chunk{
+		{Line: 1, EndLine: 9, Symbol: -1},
+		{Line: 10, EndLine: 69, Symbol: 0, Scope: "Server"},
+		{Line: 70, EndLine: 70, Symbol: 3, Scope: "Server.ServeHTTP"},
+		{Line: 71, EndLine: 80, Symbol: 0, Scope: "Server"},
+	}
+	tab := newChunkTable(chunks)
+	if tab.len() != len(chunks) || tab.text != "ServerServer.ServeHTTP" {
+		t.Fatalf("len %d text %q", tab.len(), tab.text)
+	}
+	for i, c := range chunks {
+		if tab.at(i) != c {
+			t.Fatalf("%d: %+v, want %+v", i, tab.at(i), c)
+		}
+	}
+	odd := []Chunk{{Line: 1, EndLine: 1 << 17, Symbol: -1}}
+	if got := newChunkTable(odd); got.len() != 1 || got.at(0) != odd[0] {
+		t.Errorf("odd chunk: %+v", got.at(0))
+	}
+	if newChunkTable(nil).len() != 0 {
+		t.Error("an empty table is not empty")
 	}
 }
