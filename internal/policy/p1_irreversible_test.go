@@ -73,6 +73,11 @@ func TestIrreversibleWorkDrops(t *testing.T) {
 		{call: bash("cd sub && rm -rf ../.git/logs"), want: Ask},
 		{call: bash("rm -f .git/index.lock"), want: Allow},
 		{call: bash("rm -f .git/refs/heads/main.lock"), want: Allow},
+		// a whole glob beside a partial one is still the whole tree
+		{call: bash("rm -rf * .[^.]*"), want: Ask, rule: "delete-workspace-root"},
+		{call: bash("rm -rf ./* ./.??*"), want: Ask},
+		{call: bash("rm -rf tests/* tests/.[!.]*"), want: Ask, rule: "delete-source-dir"},
+		{call: bash("rm -rf *.o .*.swp"), want: Allow},
 		// build outputs stay allowed
 		{call: bash("rm -rf node_modules dist build target out .next coverage"), want: Allow},
 		{call: bash("rm -rf build/ && mkdir build"), want: Allow},
