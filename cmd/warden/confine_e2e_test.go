@@ -32,9 +32,20 @@ func sandboxBase(t *testing.T) string {
 	return dir
 }
 
-// bashrcCommand appends to ~/.bashrc through Python, with the path built at
-// run time so that no reading of the command line can see it.
-const bashrcCommand = `/usr/bin/python3 -c "import os; open(os.path.expanduser('~')+'/.'+'bashrc','a').write('pwned')"`
+// bashrcCommand runs a script already in the workspace (everyday work the
+// policy allows; writeTidy puts it there) that appends to ~/.bashrc with
+// the path built at run time: what the policy does not read, the kernel
+// stops. (The same code inline, python3 -c, is asked by the policy.)
+const bashrcCommand = `/usr/bin/python3 tidy.py`
+
+// writeTidy writes the script bashrcCommand runs into the workspace dir.
+func writeTidy(t *testing.T, dir string) {
+	t.Helper()
+	code := "import os\nopen(os.path.expanduser('~')+'/.'+'bashrc','a').write('pwned')\n"
+	if err := os.WriteFile(filepath.Join(dir, "tidy.py"), []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // everydayCommand builds and tests a Go program, commits, and writes /tmp.
 func everydayCommand(tmpFile string) string {
@@ -101,6 +112,7 @@ func TestOpenCodeShellRunsInTheSandbox(t *testing.T) {
 	// 1. Allowed by the policy, stopped by the kernel.
 	r := newOpenCodeRun(t, filepath.Join(base, "a"), openai.ToolOnce("bash", map[string]any{"command": bashrcCommand, "description": "tweak the shell"}))
 	r.use(d)
+	writeTidy(t, r.proj)
 	bashrc := writeBashrc(t, r.home)
 	out := r.run(t, "tweak the shell")
 	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
@@ -141,6 +153,7 @@ func TestOpenCodeShellRunsInTheSandbox(t *testing.T) {
 	// 3. The workspace switched off: the same command reaches ~/.bashrc.
 	r = newOpenCodeRun(t, filepath.Join(base, "c"), openai.ToolOnce("bash", map[string]any{"command": bashrcCommand, "description": "tweak the shell"}))
 	r.use(d)
+	writeTidy(t, r.proj)
 	bashrc = writeBashrc(t, r.home)
 	for _, args := range [][]string{{"workspace", "add", r.proj}, {"workspace", "meta", "-w", r.proj, "warden.sandbox", "off"}} {
 		if out, errOut, code := warden(t, data, "", args...); code != 0 {
@@ -166,6 +179,7 @@ func TestClaudeBashRunsInTheSandbox(t *testing.T) {
 		return anthropic.ToolOnce("Bash", map[string]any{"command": bashrcCommand, "description": "tweak the shell"})
 	})
 	d := r.start()
+	writeTidy(t, r.ws)
 	bashrc := writeBashrc(t, r.home)
 	out, errOut, _ := r.claude("tweak the shell")
 	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
