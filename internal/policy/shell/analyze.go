@@ -97,6 +97,16 @@ type analyzer struct {
 	npmScripts map[string]field
 	// hashed are the names hash -p pointed at a file: name -> file
 	hashed map[string]string
+	// funcDefs are the functions defined so far, with the context their
+	// body's positions refer to; funcBusy those being run (no recursion)
+	funcDefs map[string]funcDef
+	funcBusy map[string]bool
+}
+
+// funcDef is a function's body and the context it was written in.
+type funcDef struct {
+	c    *ctx
+	body *syntax.Stmt
 }
 
 // cmdMeta is what the analyser remembers about a reported command.
@@ -673,6 +683,10 @@ func (a *analyzer) funcDecl(c *ctx, st *state, s *syntax.Stmt, x *syntax.FuncDec
 		a.funcs = map[string]bool{}
 	}
 	a.funcs[name] = true
+	if a.funcDefs == nil {
+		a.funcDefs = map[string]funcDef{}
+	}
+	a.funcDefs[name] = funcDef{c: c, body: x.Body}
 	start := len(a.out.Commands)
 	b := st.clone()
 	b.posKnown = false

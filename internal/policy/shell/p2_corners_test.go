@@ -60,3 +60,39 @@ func TestHashP(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesFollowed: values reach commands through more than
+// assignments: indirect expansion (${!x}), printf -v, read from a
+// here-string, set --, a substring at known offsets, and a function's
+// arguments (its positional parameters when it is called).
+func TestValuesFollowed(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`v=HOME; rm -r "${!v}/Videos"`, []string{"delete:r /home/u/Videos"}},
+		{`v=X; rm -r "${!v}/Videos"`, []string{"delete:r ?"}},
+		{`printf -v t '%s/%s' "$HOME" Videos; rm -r "$t"`, []string{"delete:r /home/u/Videos"}},
+		{`read -r t <<< "$HOME/Videos"; rm -r "$t"`, []string{"delete:r /home/u/Videos"}},
+		{`read -r a b <<< "/srv /opt"; rm -r "$b"`, []string{"delete:r /opt"}},
+		{`read -r t; rm -r "$t"`, []string{"delete:r ?"}},
+		{`set -- /var/www; rm -r "$1"`, []string{"delete:r /var/www"}},
+		{`set -- rm -r ~/Videos; "$@"`, []string{"delete:r /home/u/Videos"}},
+		{`set -eu; rm -r "$1"`, []string{"delete:r ?"}},
+		{`h=${HOME:0:64}; rm -r "$h/Videos"`, []string{"delete:r /home/u/Videos"}},
+		{`p=/x/home/u; rm -r "${p:2}/Videos"`, []string{"delete:r /home/u/Videos"}},
+		{`wipe() { rm -r "$1"; }; wipe ~/Videos`, []string{"delete:r /home/u/Videos"}},
+		{`wipe() { local d=$1; shred -u "$d"/*.key; }; wipe /etc/ssl`, []string{"delete /etc/ssl"}},
+		{`loop() { loop "$@"; }; loop x`, []string{"cmd loop", "!delete"}},
+	} {
+		a, err := Analyze(c.in, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		for _, w := range c.want {
+			if msg := check(a, w); msg != "" {
+				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
+			}
+		}
+	}
+}

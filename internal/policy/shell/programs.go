@@ -163,6 +163,10 @@ func (a *analyzer) model(k *call) {
 	if !strings.Contains(k.argv[0].val, "/") && k.pathProgram() {
 		return // a file the line wrote, found through PATH or hash -p
 	}
+	if fd, ok := a.funcDefs[n]; ok && !strings.Contains(k.argv[0].val, "/") {
+		k.funcCall(fd)
+		return
+	}
 	if m := programs.lookup(n); m != nil {
 		m(k)
 		return
@@ -233,4 +237,28 @@ func (k *call) subcommand(s spec) string {
 		return ""
 	}
 	return p.ops[0].val
+}
+
+// funcCall runs a function defined earlier in the line with its arguments
+// as the positional parameters, in the caller's shell: f() { rm -rf
+// "$1"; }; f ~/Documents deletes ~/Documents. (The body was judged when
+// it was defined, with parameters not known.) A function does not run
+// itself again here.
+func (k *call) funcCall(fd funcDef) {
+	a, name := k.a, k.name
+	if a.funcBusy[name] || len(k.args) == 0 {
+		return
+	}
+	st, args := k.st, k.args
+	k.later = append(k.later, func() {
+		if a.funcBusy == nil {
+			a.funcBusy = map[string]bool{}
+		}
+		a.funcBusy[name] = true
+		defer delete(a.funcBusy, name)
+		pos, known := st.pos, st.posKnown
+		st.pos, st.posKnown = append([]field{lit(name)}, args...), true
+		a.stmt(fd.c.withVia("function "+name), st, fd.body)
+		st.pos, st.posKnown = pos, known
+	})
 }

@@ -39,6 +39,41 @@ func builtinPrograms() []program {
 			examples: []example{ex("cd /tmp && rm -rf x", "delete:r /tmp/x", "dir rm /tmp"), ex("cd && rm x", "delete /home/u/x")}},
 		{names: []string{"read", "mapfile", "readarray"}, model: (*call).readVars,
 			examples: []example{ex("read -r X; rm -rf \"$X\"", "delete:r ?")}},
+		{names: []string{"printf"}, model: func(k *call) {
+			// printf -v VAR FORMAT ARGS assigns what it would print
+			if len(k.args) < 3 || !k.args[0].known || k.args[0].val != "-v" || !k.args[1].known {
+				return
+			}
+			name := k.args[1].val
+			args := make([]string, 0, len(k.args)-2)
+			for _, f := range k.args[2:] {
+				if !f.known {
+					k.st.vars[name] = variable{f: unknownField("printf -v " + name + " of a value not known at check time")}
+					return
+				}
+				args = append(args, f.val)
+			}
+			if out, ok := printfOutput(args); ok {
+				k.st.vars[name] = variable{f: lit(out)}
+			} else {
+				k.st.vars[name] = variable{f: unknownField("printf -v " + name + " with a format not evaluated")}
+			}
+		}, examples: []example{ex(`printf -v d '%s/Music' "$HOME"; rm -r "$d"`, "delete:r /home/u/Music")}},
+		{names: []string{"set"}, model: func(k *call) {
+			// set -- WORDS (or set WORDS) sets the positional parameters
+			for i, f := range k.args {
+				switch {
+				case f.known && f.val == "--":
+					k.st.pos = append([]field{lit("sh")}, k.args[i+1:]...)
+				case i == 0 && (!f.known || !strings.HasPrefix(f.val, "-") && !strings.HasPrefix(f.val, "+")):
+					k.st.pos = append([]field{lit("sh")}, k.args...)
+				default:
+					continue
+				}
+				k.st.posKnown = true
+				return
+			}
+		}, examples: []example{ex(`set -- rm -r ~/Music; "$@"`, "delete:r /home/u/Music"), ex("set -euo pipefail; rm -rf \"$1\"", "delete:r ?")}},
 		{names: []string{"unset"}, model: func(k *call) {
 			for _, f := range k.args {
 				if f.known && !strings.HasPrefix(f.val, "-") {
@@ -50,7 +85,7 @@ func builtinPrograms() []program {
 		{names: []string{"alias"}, model: (*call).aliasDef,
 			examples: []example{ex("alias ls='rm -rf ~'", "delete:r /home/u")}},
 		// programs that take names without reading or changing what they name
-		{names: []string{"echo", "printf", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname", "pwd", "export", "set", "shift", "local", "declare", "typeset", "readonly", "unalias", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr", "break", "continue", "wait", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "getopts", "let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime", "free", "df", "ps", "mkfifo"}, model: inert,
+		{names: []string{"echo", "test", "[", "[[", "true", "false", ":", "which", "type", "whereis", "basename", "dirname", "pwd", "export", "shift", "local", "declare", "typeset", "readonly", "unalias", "sleep", "date", "seq", "yes", "id", "whoami", "hostname", "uname", "expr", "break", "continue", "wait", "umask", "ulimit", "printenv", "jobs", "fg", "bg", "getopts", "let", "shopt", "ssh-add", "ssh-keygen", "notify-send", "tput", "clear", "reset", "stty", "nproc", "uptime", "free", "df", "ps", "mkfifo"}, model: inert,
 			examples: []example{ex("echo ~/.ssh/id_rsa", "!read"), ex("which rm", "!read", "!delete")}},
 	}
 }
@@ -203,6 +238,32 @@ func (k *call) cdpath(d field) string {
 
 func (k *call) readVars() {
 	p := parseOpts(k.args, spec{arg: "adeinNptuCc", long: []string{}})
+	if in := k.c.stdin; in.literal && !in.remote && k.name == "read" && len(p.opts) <= 1 && (len(p.opts) == 0 || p.opts[0].name == "r") {
+		// read X <<< "known": the first line, split on $IFS over the names
+		line, _, _ := strings.Cut(in.text, "\n")
+		names := p.ops
+		if len(names) == 0 {
+			names = []field{lit("REPLY")}
+		}
+		words := strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(ifsOf(k.st), r) })
+		for i, f := range names {
+			if !f.known {
+				continue
+			}
+			v := ""
+			switch {
+			case i == len(names)-1 && i < len(words):
+				v = strings.Join(words[i:], " ")
+			case i < len(words):
+				v = words[i]
+			}
+			if len(names) == 1 {
+				v = strings.Trim(line, " \t")
+			}
+			k.st.vars[f.val] = variable{f: lit(v)}
+		}
+		return
+	}
 	for _, o := range p.opts {
 		if o.name == "a" && o.has && o.val.known {
 			k.st.vars[o.val.val] = variable{f: unknownField("variable $" + o.val.val + " is read from input")}

@@ -574,6 +574,12 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 	}
 	switch {
 	case x.Excl:
+		// ${!x}: the variable x names, when x holds a known name
+		if x.Index == nil && x.Names == 0 && x.Exp == nil && x.Slice == nil && x.Repl == nil && !x.Length {
+			if t := refTarget(a.lookup(st, name)); t != "" {
+				return a.param(c, st, &syntax.ParamExp{Param: &syntax.Lit{Value: t}}, quoted)
+			}
+		}
 		return []field{unknownField("indirect expansion ${!" + name + "} is not known at check time")}
 	case x.Index != nil:
 		a.arithVars(c, st, &syntax.ArithmExp{X: x.Index})
@@ -604,6 +610,12 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 			return []field{lit(strconv.Itoa(utf8.RuneCountInString(v.val)))}
 		}
 		return []field{unknownField(v.reason)}
+	}
+	if x.Slice != nil && x.Repl == nil && len(x.Modifiers) == 0 && x.Names == 0 && v.known {
+		// ${HOME:0:100}, ${x: -3}: a substring at known offsets
+		if r, ok := slice(v.val, x.Slice, st); ok {
+			return []field{lit(r)}
+		}
 	}
 	if x.Slice != nil || x.Repl != nil || len(x.Modifiers) > 0 || x.Names != 0 {
 		if x.Repl != nil && v.known {
@@ -979,4 +991,35 @@ func arith(e syntax.ArithmExpr, st *state) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// slice evaluates ${v:offset:length} when the offsets are known numbers.
+func slice(v string, sl *syntax.Slice, st *state) (string, bool) {
+	if sl.Offset == nil {
+		return "", false
+	}
+	off, ok := arith(sl.Offset, st)
+	if !ok {
+		return "", false
+	}
+	n := len(v)
+	if off < 0 {
+		off = max(n+off, 0)
+	}
+	if off > n {
+		return "", true
+	}
+	end := n
+	if sl.Length != nil {
+		l, ok := arith(sl.Length, st)
+		if !ok {
+			return "", false
+		}
+		if l < 0 {
+			end = max(n+l, off)
+		} else {
+			end = min(off+l, n)
+		}
+	}
+	return v[off:end], true
 }
