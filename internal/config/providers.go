@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -14,7 +15,9 @@ type Provider struct {
 	// slash of its own.
 	Name string `yaml:"name"`
 	// Type is the API the endpoint speaks: openai (OpenAI and every
-	// OpenAI-compatible server), anthropic or ollama.
+	// OpenAI-compatible server), anthropic or ollama. An entry named like
+	// one of them may leave it out: it then is that type (an entry that
+	// only gives the models of an environment provider their windows).
 	Type string `yaml:"type"`
 	// BaseURL is the API's base; empty means the type's environment
 	// variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST), else its
@@ -30,6 +33,15 @@ type Provider struct {
 	// Models names models with their figures, for servers that report no
 	// window (or none at all); optional.
 	Models []ProviderModel `yaml:"models"`
+}
+
+// TypeOrName is the entry's type: Type, else its name when that is one of
+// ProviderTypes.
+func (p Provider) TypeOrName() string {
+	if p.Type == "" && slices.Contains(ProviderTypes, p.Name) {
+		return p.Name
+	}
+	return p.Type
 }
 
 // ProviderModel is one model of a providers: entry.
@@ -63,12 +75,8 @@ func validateProviders(ps []Provider) error {
 			return fmt.Errorf("%s: named twice", where)
 		}
 		seen[p.Name] = true
-		known := false
-		for _, t := range ProviderTypes {
-			known = known || p.Type == t
-		}
-		if !known {
-			return fmt.Errorf("%s: type %q: want one of %s", where, p.Type, strings.Join(ProviderTypes, ", "))
+		if !slices.Contains(ProviderTypes, p.TypeOrName()) {
+			return fmt.Errorf("%s: type %q: want one of %s (it may be left out when the name is one of them)", where, p.Type, strings.Join(ProviderTypes, ", "))
 		}
 		if p.APIKey != "" && p.APIKeyEnv != "" {
 			return fmt.Errorf("%s: give apiKey or apiKeyEnv, not both", where)

@@ -302,6 +302,7 @@ type Server struct {
 	requests []Request
 	calls    int
 	models   []Model
+	gets     int
 }
 
 // Model is a model GET /v1/models reports.
@@ -323,6 +324,7 @@ func New(script Script) *Server {
 		_, _ = w.Write([]byte(`{"input_tokens":10}`))
 	})
 	mux.HandleFunc("GET /v1/models", s.listModels)
+	mux.HandleFunc("GET /v1/models/{id}", s.getModel)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
@@ -334,12 +336,48 @@ func (s *Server) SetModels(ms ...Model) {
 	s.models = append([]Model(nil), ms...)
 }
 
+// ModelGets returns how many GET /v1/models/{id} requests were served.
+func (s *Server) ModelGets() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets
+}
+
+func modelJSON(m Model) map[string]any {
+	return map[string]any{"type": "model", "id": m.ID, "display_name": m.ID,
+		"created_at": "2025-01-01T00:00:00Z", "max_input_tokens": m.MaxInputTokens, "max_tokens": m.MaxTokens}
+}
+
+// getModel answers GET /v1/models/{id} as the API does (404 for a model
+// it does not report).
+func (s *Server) getModel(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.gets++
+	var found *Model
+	for i := range s.models {
+		if s.models[i].ID == r.PathValue("id") {
+			found = &s.models[i]
+		}
+	}
+	var body map[string]any
+	if found != nil {
+		body = modelJSON(*found)
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if body == nil {
+		w.WriteHeader(http.StatusNotFound)
+		_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": "not_found_error", "message": "model: " + r.PathValue("id")}})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(body)
+}
+
 func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	data := make([]any, 0, len(s.models))
 	for _, m := range s.models {
-		data = append(data, map[string]any{"type": "model", "id": m.ID, "display_name": m.ID,
-			"created_at": "2025-01-01T00:00:00Z", "max_input_tokens": m.MaxInputTokens, "max_tokens": m.MaxTokens})
+		data = append(data, modelJSON(m))
 	}
 	s.mu.Unlock()
 	first, last := "", ""

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	ant "github.com/anthropics/anthropic-sdk-go/v2"
@@ -30,6 +31,9 @@ type Anthropic struct {
 	ep       Endpoint
 	messages ant.MessageService
 	models   ant.ModelService
+
+	mu    sync.Mutex
+	infos map[string]provider.ModelInfo // what GET /v1/models/{id} said, by model
 }
 
 // anthropicThinking is what a thinking Part's ProviderData holds.
@@ -53,7 +57,7 @@ func NewAnthropic(ep Endpoint) *Anthropic {
 	if ep.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(ep.APIKey))
 	}
-	return &Anthropic{ep: ep, messages: ant.NewMessageService(opts...), models: ant.NewModelService(opts...)}
+	return &Anthropic{ep: ep, messages: ant.NewMessageService(opts...), models: ant.NewModelService(opts...), infos: map[string]provider.ModelInfo{}}
 }
 
 // Name returns the provider's name.
@@ -91,17 +95,29 @@ func (p *Anthropic) modelInfo(m ant.ModelInfo) provider.ModelInfo {
 }
 
 // Info describes model: the configuration's figures, else what GET
-// /v1/models/{id} reports, else the known windows.
+// /v1/models/{id} reports (asked once per model: the engine asks at every
+// step), else the known windows.
 func (p *Anthropic) Info(ctx context.Context, model string) (provider.ModelInfo, error) {
 	if c, ok := p.ep.configured(model); ok && c.ContextWindow > 0 {
 		return p.ep.info(model), nil
 	}
+	p.mu.Lock()
+	mi, ok := p.infos[model]
+	p.mu.Unlock()
+	if ok {
+		return mi, nil
+	}
 	m, err := p.models.Get(ctx, model, ant.ModelGetParams{})
 	if err != nil {
-		// the known figures (or zeros) stand when the endpoint cannot say
+		// the known figures (or zeros) stand when the endpoint cannot
+		// say; asked again next time
 		return p.ep.info(model), nil
 	}
-	return p.modelInfo(*m), nil
+	mi = p.modelInfo(*m)
+	p.mu.Lock()
+	p.infos[model] = mi
+	p.mu.Unlock()
+	return mi, nil
 }
 
 // Stream runs one Messages request, streamed.
@@ -158,8 +174,8 @@ func (p *Anthropic) params(req provider.Request) (ant.MessageNewParams, error) {
 		}
 		params.Tools = append(params.Tools, ant.ToolUnionParam{OfTool: &tool})
 	}
-	// Temperature is not sent: the Messages API version the SDK speaks has
-	// no such field.
+	// Temperature is not sent: MessageNewParams of anthropic-sdk-go v2
+	// (v2.15.0) has no temperature field (the API deprecated it).
 	return params, nil
 }
 

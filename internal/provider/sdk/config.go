@@ -16,7 +16,9 @@ import (
 //   - "anthropic" when ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set;
 //   - "ollama" when OLLAMA_HOST is set;
 //   - one provider per providers: entry (an entry named like one of those
-//     replaces it).
+//     replaces it; its type may then be left out, so an entry that only
+//     gives an environment provider's models their windows is
+//     `{name: openai, models: [{name: gpt-4.1-mini, contextWindow: ...}]}`).
 //
 // Every adapter makes its requests with hc (nil: a client of its own).
 // Nothing is asked of the endpoints here.
@@ -45,15 +47,23 @@ func FromConfig(entries []config.Provider, getenv func(string) string, hc *http.
 	return reg, nil
 }
 
-// standardEnv are each type's usual variables: base URL and key.
-var standardEnv = map[string][2]string{
-	"openai":    {"OPENAI_BASE_URL", "OPENAI_API_KEY"},
-	"anthropic": {"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"},
-	"ollama":    {"OLLAMA_HOST", ""},
+// standardEnv returns a type's usual variables: its base URL's and its
+// key's ("" when it takes none); ok is false for an unknown type.
+func standardEnv(typ string) (baseVar, keyVar string, ok bool) {
+	switch typ {
+	case "openai":
+		return "OPENAI_BASE_URL", "OPENAI_API_KEY", true
+	case "anthropic":
+		return "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", true
+	case "ollama":
+		return "OLLAMA_HOST", "", true
+	}
+	return "", "", false
 }
 
 func fromEntry(e config.Provider, getenv func(string) string, hc *http.Client) (provider.Provider, error) {
-	std, ok := standardEnv[e.Type]
+	typ := e.TypeOrName()
+	baseVar, keyVar, ok := standardEnv(typ)
 	if !ok {
 		return nil, fmt.Errorf("unknown type %q", e.Type)
 	}
@@ -64,19 +74,19 @@ func fromEntry(e config.Provider, getenv func(string) string, hc *http.Client) (
 		if ep.APIKey == "" {
 			return nil, fmt.Errorf("apiKeyEnv %s is not set", e.APIKeyEnv)
 		}
-	case e.APIKey == "" && e.BaseURL == "" && std[1] != "":
+	case e.APIKey == "" && e.BaseURL == "" && keyVar != "":
 		// the public endpoint (or the one the environment names) with the
 		// environment's key; a key never goes to a baseURL of the file's
-		ep.APIKey = getenv(std[1])
+		ep.APIKey = getenv(keyVar)
 	}
 	if ep.BaseURL == "" {
-		ep.BaseURL = getenv(std[0])
+		ep.BaseURL = getenv(baseVar)
 	}
 	for _, m := range e.Models {
 		ep.Models = append(ep.Models, provider.ModelInfo{ID: e.Name + "/" + m.Name, Provider: e.Name, Name: m.Name,
 			ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput})
 	}
-	switch e.Type {
+	switch typ {
 	case "openai":
 		return NewOpenAI(ep), nil
 	case "anthropic":

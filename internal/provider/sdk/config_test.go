@@ -88,3 +88,55 @@ providers:
 		t.Fatalf("no environment, no config: %v %v", empty.Names(), err)
 	}
 }
+
+// TestEntryGivesEnvironmentModelsTheirWindows: an entry named like an
+// environment provider may leave its type out and only give its models'
+// windows; the environment's endpoint and key still hold, and the engine's
+// budget (Info) takes the configured figures.
+func TestEntryGivesEnvironmentModelsTheirWindows(t *testing.T) {
+	osrv := openai.New(openai.NewQueue(openai.Reply{Text: "hi"}).Next)
+	defer osrv.Close()
+	env := map[string]string{"OPENAI_API_KEY": "sk-env", "OPENAI_BASE_URL": osrv.URL + "/v1"}
+	var cfg config.Config
+	if err := config.Parse([]byte("providers:\n  - {name: openai, models: [{name: fake-model, contextWindow: 3000, maxOutput: 700}]}\n"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := sdk.FromConfig(cfg.Providers, func(k string) string { return env[k] }, testClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, m, err := reg.Resolve("openai/fake-model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mi, err := p.Info(context.Background(), m); err != nil || mi.ContextWindow != 3000 || mi.MaxOutput != 700 {
+		t.Fatalf("info %+v %v", mi, err)
+	}
+	if _, err := p.Stream(context.Background(), provider.Request{Model: m,
+		Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hi"}}}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := osrv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-env" {
+		t.Fatalf("Authorization %q", got)
+	}
+	if err := config.Parse([]byte("providers:\n  - {name: vllm, baseURL: http://127.0.0.1:1/v1}\n"), &cfg); err == nil {
+		t.Fatal("an entry with neither a type nor a type's name was accepted")
+	}
+}
+
+// TestAnthropicInfoAskedOnce: the engine asks a model's window at every
+// step; the adapter asks GET /v1/models/{id} once per model.
+func TestAnthropicInfoAskedOnce(t *testing.T) {
+	srv := anthropic.New(anthropic.NewQueue().Next)
+	defer srv.Close()
+	p := sdk.NewAnthropic(sdk.Endpoint{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant", HTTPClient: testClient(t)})
+	for range 3 {
+		mi, err := p.Info(context.Background(), "claude-fake")
+		if err != nil || mi.ContextWindow != 200000 || mi.MaxOutput != 64000 {
+			t.Fatalf("info %+v %v", mi, err)
+		}
+	}
+	if n := srv.ModelGets(); n != 1 {
+		t.Fatalf("%d GET /v1/models/{id} for three Info calls", n)
+	}
+}
