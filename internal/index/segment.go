@@ -198,15 +198,11 @@ func docWorkOf(d *doc, bs *bitset, tk *tokenizer, shards int) docWork {
 		}
 	}
 	if d.ranked {
-		chunks, lens := chunkTerms(d, tk)
-		dw.lens = lens
 		dw.terms = make([][]termEntry, shards)
-		for c, m := range chunks {
-			for t, tf := range m {
-				sh := shardOf(t, shards)
-				dw.terms[sh] = append(dw.terms[sh], termEntry{t, uint32(c), tf})
-			}
-		}
+		dw.lens = chunkTerms(d, tk, func(c int, t string, tf uint32) {
+			sh := shardOf(t, shards)
+			dw.terms[sh] = append(dw.terms[sh], termEntry{t, uint32(c), tf})
+		})
 	}
 	return dw
 }
@@ -227,9 +223,9 @@ func (s *segment) termPostings(t string) *postings[string] {
 	return &s.terms[shardOf(t, len(s.terms))]
 }
 
-// trigramsOf returns the distinct folded trigrams of content, sorted;
-// seen (all clear, and left so) deduplicates them, or sorting does when
-// it is nil.
+// trigramsOf returns the distinct folded trigrams of content: in no
+// particular order when seen (all clear, and left so) deduplicates them,
+// sorted when sorting does (seen is nil).
 func trigramsOf(content []byte, seen *bitset) []trigram {
 	var out []trigram
 	if len(content) < 3 {
@@ -259,7 +255,8 @@ func trigramsOf(content []byte, seen *bitset) []trigram {
 	for _, t := range out {
 		seen.clear(uint32(t))
 	}
-	slices.Sort(out)
+	// Unsorted: the postings need each trigram's docs in order, not a
+	// doc's trigrams.
 	return out
 }
 
@@ -273,19 +270,19 @@ func compactTrigrams(s []trigram) []trigram {
 	return out
 }
 
-// chunkTerms returns each chunk's term frequencies and length. A chunk's
-// terms are its text's, its file path's and its scope's (the names of the
-// definitions it is in, counted three times: a definition's name says most
-// about it).
-func chunkTerms(d *doc, tk *tokenizer) ([]map[string]uint32, []uint32) {
+// chunkTerms calls emit with each chunk's term frequencies, chunk by
+// chunk, and returns each chunk's length. A chunk's terms are its text's,
+// its file path's and its scope's (the names of the definitions it is in,
+// counted three times: a definition's name says most about it).
+func chunkTerms(d *doc, tk *tokenizer, emit func(chunk int, term string, tf uint32)) []uint32 {
 	starts := lineStarts(d.content)
 	pathTerms := map[string]uint32{}
 	tk.tokenize([]byte(d.path), func(t string) { pathTerms[t]++ })
-	out := make([]map[string]uint32, d.chunks.len())
 	lens := make([]uint32, d.chunks.len())
+	m := make(map[string]uint32, 64) // one chunk's counts, cleared for the next
 	for i := range d.chunks.len() {
 		c := d.chunks.at(i)
-		m := make(map[string]uint32, 32)
+		clear(m)
 		var n uint32
 		add := func(t string) { m[t]++; n++ }
 		tk.tokenize(lineSpan(d.content, starts, c.Line, c.EndLine), add)
@@ -296,9 +293,12 @@ func chunkTerms(d *doc, tk *tokenizer) ([]map[string]uint32, []uint32) {
 		for range 3 {
 			tk.tokenize([]byte(c.Scope), add)
 		}
-		out[i], lens[i] = m, n
+		for t, tf := range m {
+			emit(i, t, tf)
+		}
+		lens[i] = n
 	}
-	return out, lens
+	return lens
 }
 
 // lineStarts returns the byte offset of each line's start.
