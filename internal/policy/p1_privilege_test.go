@@ -25,6 +25,11 @@ func TestPrivilegeAsksAtLeast(t *testing.T) {
 		{call: bash("pkexec apt full-upgrade"), want: Ask},
 		{call: bash("su -c 'yarn global add pm2' admin"), want: Ask},
 		{call: bash("su - postgres -c 'pg_dumpall > /tmp/all.sql'"), want: Ask},
+		// a transient unit of the system manager runs as root (through polkit)
+		{call: bash("systemd-run --wait --pty make install"), want: Ask},
+		{call: bash("systemd-run -p User=postgres pg_dump app -f /tmp/app.sql"), want: Ask},
+		{call: bash("systemd-run --uid=0 -- rm -rf /srv/old"), want: Deny},
+		{call: bash("systemd-run --user --scope -p MemoryMax=1G go test ./..."), want: Allow},
 		// the command under the wrapper decides when it is denied
 		{call: bash("sudo LANG=C rm -rf /usr/share/doc"), want: Deny},
 		{call: bash("sudo -E -H PATH=/opt/bin:$PATH rm -rf /opt/../etc/ssl"), want: Deny},

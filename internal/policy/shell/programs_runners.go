@@ -5,11 +5,10 @@ package shell
 // what they run is judged as if it ran directly.
 func runnerPrograms() []program {
 	return []program{
-		{names: []string{"systemd-run"}, model: wraps(spec{arg: "upEHMG", long: []string{"unit", "property", "description", "slice",
-			"setenv", "uid", "gid", "nice", "host", "machine", "working-directory", "on-active", "on-boot", "on-startup",
-			"on-unit-active", "on-unit-inactive", "on-calendar", "on-clock-change", "on-timezone-change", "timer-property",
-			"path-property", "socket-property", "service-type", "json", "expand-environment"}}, 0),
-			examples: []example{ex("systemd-run --user -p MemoryMax=1G --on-active=30 rm -rf /x", "delete:r /x", "via rm systemd-run")}},
+		{names: []string{"systemd-run"}, model: (*call).systemdRun,
+			examples: []example{ex("systemd-run --user -p MemoryMax=1G --on-active=30 rm -rf /x", "delete:r /x", "via rm systemd-run", "!priv root"),
+				ex("systemd-run --wait make install", "cmd make", "priv root", "tag privilege"),
+				ex("systemd-run --uid=deploy -p Nice=5 ./job", "priv deploy"), ex("systemd-run -p User=www-data ./job", "priv www-data")}},
 		{names: []string{"unshare"}, model: wraps(spec{arg: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation",
 			"setgroups", "map-user", "map-group", "map-users", "map-groups", "load-interp", "monotonic", "boottime"}}, 0),
 			examples: []example{ex("unshare -rm --propagation private rm -rf /x", "delete:r /x", "!cmd private")}},

@@ -54,6 +54,35 @@ func (k *call) sudo() {
 	k.inner(p.ops, "sudo", st, env)
 }
 
+// systemdRunSpec is systemd-run's options: those that take a value.
+var systemdRunSpec = spec{arg: "upEHMG", long: []string{"unit", "property", "description", "slice",
+	"setenv", "uid", "gid", "nice", "host", "machine", "working-directory", "on-active", "on-boot", "on-startup",
+	"on-unit-active", "on-unit-inactive", "on-calendar", "on-clock-change", "on-timezone-change", "timer-property",
+	"path-property", "socket-property", "service-type", "json", "expand-environment"}}
+
+// systemdRun runs its command as a transient unit. Of the system manager
+// (no --user) the unit runs as root, or as --uid / -p User=, which a
+// user who is not root gets through polkit, as with pkexec: privilege.
+func (k *call) systemdRun() {
+	k.wrapper = true
+	s := systemdRunSpec
+	s.stop = true
+	p := parseOpts(k.args, s)
+	if !p.has("user") {
+		user := "root"
+		if u, ok := p.get("uid"); ok {
+			user = u.text(k.c)
+		}
+		for _, o := range p.all("p", "property") {
+			if v := o.text(k.c); strings.HasPrefix(v, "User=") {
+				user = v[len("User="):]
+			}
+		}
+		k.privilege(user)
+	}
+	k.inner(p.ops, k.name, nil, nil)
+}
+
 // leadingAssignments splits the NAME=value words that sudo, doas and
 // pkexec take before the command (the command's environment: sudo
 // EDITOR='tee -a' visudo) from the command itself.
