@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // postings is a compact inverted index: sorted keys, each with a run of
@@ -16,12 +15,13 @@ import (
 // for it). Without payloads, a run that is shorter as a bitmap (a value
 // in more than about one of eight documents: "err", "ret") is one: a 0
 // byte, which no delta list starts with, then a bit per value from 0 up.
-// String keys are kept as one string and offsets into it (4 bytes a key
-// instead of a string header and an allocation each).
+// String keys are kept front-coded in one string with an offset per block
+// of keys (a string header, an allocation and the whole key each cost
+// more).
 type postings[K ~uint32 | ~string] struct {
-	keys  []K    // nil for string keys
-	blob  string // string keys: key i is blob[boffs[i]:boffs[i+1]]
-	boffs []uint32
+	keys  []K      // nil for string keys
+	blob  string   // string keys, front-coded in blocks (see packKeys)
+	boffs []uint32 // where each block of keys starts in blob
 	offs  []uint32 // offs[i]:offs[i+1] is key i's run in data
 	data  []byte
 	pay   bool // every value is followed by a uvarint payload
@@ -140,33 +140,109 @@ func (b *postingsBuilder[K]) build() postings[K] {
 	return p
 }
 
-// packKeys concatenates keys into one string, with the offset of each
-// and the end.
+// keyBlock is how many string keys share a block: the first is stored
+// whole, each next one as the length of the prefix it shares with the one
+// before and the rest (sorted terms share long prefixes).
+const keyBlock = 16
+
+// packKeys front-codes sorted keys into one string, with the offset of
+// each block of keyBlock keys.
 func packKeys(keys []string) (string, []uint32) {
-	n := 0
-	for _, k := range keys {
-		n += len(k)
+	var b []byte
+	offs := make([]uint32, 0, (len(keys)+keyBlock-1)/keyBlock)
+	for i, k := range keys {
+		shared := 0
+		if i%keyBlock == 0 {
+			offs = append(offs, uint32(len(b)))
+		} else {
+			prev := keys[i-1]
+			for shared < len(prev) && shared < len(k) && prev[shared] == k[shared] {
+				shared++
+			}
+			b = binary.AppendUvarint(b, uint64(shared))
+		}
+		b = binary.AppendUvarint(b, uint64(len(k)-shared))
+		b = append(b, k[shared:]...)
 	}
-	var sb strings.Builder
-	sb.Grow(n)
-	offs := make([]uint32, 0, len(keys)+1)
-	for _, k := range keys {
-		offs = append(offs, uint32(sb.Len()))
-		sb.WriteString(k)
-	}
-	return sb.String(), append(offs, uint32(sb.Len()))
+	return string(b), offs
 }
 
-// strKey is string key i.
-func (p *postings[K]) strKey(i int) string { return p.blob[p.boffs[i]:p.boffs[i+1]] }
+// keyReader decodes one block of front-coded keys.
+type keyReader struct {
+	blob  string
+	at    int
+	first bool
+	key   []byte
+}
+
+// next decodes the next key into r.key.
+func (r *keyReader) next() {
+	shared := 0
+	if !r.first {
+		s, m := uvarintString(r.blob[r.at:])
+		shared, r.at = int(s), r.at+m
+	}
+	r.first = false
+	n, m := uvarintString(r.blob[r.at:])
+	r.at += m
+	r.key = append(r.key[:shared], r.blob[r.at:r.at+int(n)]...)
+	r.at += int(n)
+}
+
+// uvarintString is binary.Uvarint of a string.
+func uvarintString(s string) (uint64, int) {
+	var x uint64
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
+		if c < 0x80 {
+			return x | uint64(c)<<(7*i), i + 1
+		}
+		x |= uint64(c&0x7f) << (7 * i)
+	}
+	return 0, len(s)
+}
+
+// strKey is string key i (lookups use findStr).
+func (p *postings[K]) strKey(i int) string {
+	r := keyReader{blob: p.blob, at: int(p.boffs[i/keyBlock]), first: true}
+	for range i%keyBlock + 1 {
+		r.next()
+	}
+	return string(r.key)
+}
+
+// findStr returns the index of string key k, -1 when absent.
+func (p *postings[K]) findStr(k string) int {
+	first := func(b int) string { // block b's first key, stored whole
+		at := int(p.boffs[b])
+		n, m := uvarintString(p.blob[at:])
+		return p.blob[at+m : at+m+int(n)]
+	}
+	// The last block whose first key is <= k.
+	b := sort.Search(len(p.boffs), func(b int) bool { return first(b) > k }) - 1
+	if b < 0 {
+		return -1
+	}
+	r := keyReader{blob: p.blob, at: int(p.boffs[b]), first: true}
+	nkeys := len(p.offs) - 1
+	for i := b * keyBlock; i < min(nkeys, (b+1)*keyBlock); i++ {
+		r.next()
+		switch { // conversions in comparisons do not allocate
+		case string(r.key) == k:
+			return i
+		case string(r.key) > k:
+			return -1
+		}
+	}
+	return -1
+}
 
 // run returns key k's encoded run (nil when absent).
 func (p *postings[K]) run(k K) []byte {
 	if p.boffs != nil {
 		ks, _ := any(k).(string)
-		n := len(p.boffs) - 1
-		i := sort.Search(n, func(i int) bool { return p.strKey(i) >= ks })
-		if i == n || p.strKey(i) != ks {
+		i := p.findStr(ks)
+		if i < 0 {
 			return nil
 		}
 		return p.data[p.offs[i]:p.offs[i+1]]

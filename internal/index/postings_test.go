@@ -71,8 +71,38 @@ func TestPostings(t *testing.T) {
 		t.Fatal("absent keys found")
 	}
 	// String keys are one string and its offsets, in order.
-	if p.keys != nil || len(p.boffs) != len(want)+1 || p.strKey(0) != "term0" || p.strKey(len(want)-1) != "zz" {
-		t.Fatalf("keys %v %d %q", p.keys, len(p.boffs), p.blob)
+	if p.keys != nil || p.strKey(0) != "term0" || p.strKey(len(want)-1) != "zz" {
+		t.Fatalf("keys %v %q", p.keys, p.blob)
+	}
+	// Front coding: keys that share prefixes, across blocks; lookups of
+	// keys between and beyond them.
+	b := newPostingsBuilder[string](true)
+	var keys []string
+	for _, w := range []string{"", "a", "ab", "abc", "abd", "b", "ba", "bab", "http", "httptest", "https", "z"} {
+		for i := range 5 {
+			keys = append(keys, fmt.Sprintf("%s%d", w, i))
+		}
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		b.add(k, uint32(i), 1)
+	}
+	fp := b.build()
+	for i, k := range keys {
+		if got := fp.strKey(i); got != k {
+			t.Fatalf("key %d: %q, want %q", i, got, k)
+		}
+		if vs := fp.values(k); len(vs) != 1 || vs[0] != uint32(i) {
+			t.Fatalf("%q: values %v", k, vs)
+		}
+		for _, absent := range []string{k + "\x00", k[:len(k)-1], k + "~"} {
+			if !slices.Contains(keys, absent) && fp.run(absent) != nil {
+				t.Fatalf("absent %q found", absent)
+			}
+		}
+	}
+	if fp.run("") != nil || fp.run("zzzz") != nil || fp.run("\x00") != nil {
+		t.Fatal("absent keys found")
 	}
 }
 
