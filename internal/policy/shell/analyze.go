@@ -252,6 +252,10 @@ type variable struct {
 	// variable it stands for, "" until its first assignment names one.
 	nameref bool
 	ref     string
+	// arr holds the elements of an indexed array assigned a list of known
+	// shape (a=(rm -rf ~/x)); isArr marks one
+	arr   []field
+	isArr bool
 }
 
 func (a *analyzer) initialState() *state {
@@ -328,6 +332,14 @@ func (st *state) merge(o *state) {
 }
 
 func sameVar(a, b variable) bool {
+	if a.isArr != b.isArr || len(a.arr) != len(b.arr) {
+		return false
+	}
+	for i := range a.arr {
+		if a.arr[i].known != b.arr[i].known || a.arr[i].val != b.arr[i].val {
+			return false
+		}
+	}
 	return a.unset == b.unset && a.f.known == b.f.known && a.f.val == b.f.val && a.f.under == b.f.under && a.nameref == b.nameref && a.ref == b.ref
 }
 

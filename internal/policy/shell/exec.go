@@ -107,6 +107,11 @@ func (a *analyzer) assign(c *ctx, st *state, as *syntax.Assign, exported bool) {
 		return
 	}
 	name := as.Name.Value
+	if as.Array != nil && as.Index == nil {
+		if a.assignArray(c, st, as, exported) {
+			return
+		}
+	}
 	f := a.assignValue(c, st, as)
 	if v, ok := st.vars[name]; ok && v.nameref {
 		if v.ref == "" {
@@ -966,4 +971,38 @@ func derefName(st *state, name string) string {
 		name = v.ref
 	}
 	return name
+}
+
+// maxArray bounds the elements of an array the analyser tracks.
+const maxArray = 256
+
+// assignArray assigns an indexed array from a list (a=(rm -rf ~/x),
+// a+=(y)): its elements are expanded as words are, so "${a[@]}" later is
+// those words. A list with explicit indexes or too many elements is not
+// tracked. It reports whether it assigned.
+func (a *analyzer) assignArray(c *ctx, st *state, as *syntax.Assign, exported bool) bool {
+	name := derefName(st, as.Name.Value)
+	var elems []field
+	if old, ok := st.vars[name]; ok && as.Append {
+		if !old.isArr {
+			return false
+		}
+		elems = append(elems, old.arr...)
+	}
+	for _, e := range as.Array.Elems {
+		if e.Index != nil || e.Value == nil {
+			return false
+		}
+		elems = append(elems, a.word(c, st, e.Value, false)...)
+		if len(elems) > maxArray {
+			return false
+		}
+	}
+	first := lit("")
+	if len(elems) > 0 {
+		first = elems[0]
+	}
+	old, had := st.vars[name]
+	st.vars[name] = variable{f: first, arr: elems, isArr: true, exported: exported || had && old.exported}
+	return true
 }

@@ -96,3 +96,33 @@ func TestValuesFollowed(t *testing.T) {
 		}
 	}
 }
+
+// TestArrays: an indexed array assigned a list is its elements: "${a[@]}"
+// is one field each, ${a[@]} splits them again, ${a[i]} is one, a+=(…)
+// appends; arrays assigned by index or with keys are values not known.
+func TestArrays(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`c=(rm -r ~/Videos); "${c[@]}"`, []string{"delete:r /home/u/Videos"}},
+		{`c=(shred -u); c+=(/etc/ssl/k.pem); ${c[@]}`, []string{"delete /etc/ssl/k.pem"}},
+		{`d=(a ~/Videos b); rm -r "${d[1]}"`, []string{"delete:r /home/u/Videos"}},
+		{`d=(a b ~/Videos); rm -r "${d[2]}"`, []string{"delete:r /home/u/Videos"}},
+		{`local -a o=(-r "$HOME/Videos"); rm "${o[@]}"`, []string{"delete:r /home/u/Videos"}},
+		{`t=(build dist); rm -rf "${t[@]}"`, []string{"delete:r /home/u/proj/build", "delete:r /home/u/proj/dist"}},
+		{`n=(x y z); echo ${#n[@]}`, []string{"argv echo 3"}},
+		{`c=(); c[0]=rm; "${c[@]}" -r ~`, []string{"tag dynamic-command"}},
+		{`declare -A m=([k]=v); rm -r "${m[k]}"`, []string{"delete:r ?"}},
+	} {
+		a, err := Analyze(c.in, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		for _, w := range c.want {
+			if msg := check(a, w); msg != "" {
+				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
+			}
+		}
+	}
+}

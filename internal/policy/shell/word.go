@@ -202,6 +202,13 @@ func (a *analyzer) parts(c *ctx, st *state, ps []syntax.WordPart, quoted bool, b
 			bs = a.parts(c, st, x.Parts, true, bs, false, false)
 		case *syntax.ParamExp:
 			vals := a.param(c, st, x, quoted)
+			if len(vals) > 1 && len(bs) == 1 && x.Index != nil {
+				if !quoted && split {
+					vals = splitFields(vals, ifsOf(st))
+				}
+				bs = appendFields(bs, vals) // "${a[@]}": one field per element
+				continue
+			}
 			bs = appendExpansion(bs, vals, quoted || !split, ifsOf(st))
 		case *syntax.CmdSubst:
 			f := a.cmdSubst(c, st, x)
@@ -582,6 +589,9 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 		}
 		return []field{unknownField("indirect expansion ${!" + name + "} is not known at check time")}
 	case x.Index != nil:
+		if vs, ok := a.arrayParam(st, name, x, quoted); ok {
+			return vs
+		}
 		a.arithVars(c, st, &syntax.ArithmExp{X: x.Index})
 		return []field{unknownField("array element ${" + name + "[...]} is not known at check time")}
 	}
@@ -1022,4 +1032,78 @@ func slice(v string, sl *syntax.Slice, st *state) (string, bool) {
 		}
 	}
 	return v[off:end], true
+}
+
+// arrayParam expands an element or all the elements of a tracked array:
+// ${a[@]}, ${a[*]}, ${a[1]}, ${#a[@]}.
+func (a *analyzer) arrayParam(st *state, name string, x *syntax.ParamExp, quoted bool) ([]field, bool) {
+	v, ok := st.vars[name]
+	if !ok || !v.isArr || x.Exp != nil || x.Slice != nil || x.Repl != nil || x.Names != 0 || x.Excl {
+		return nil, false
+	}
+	if w, ok := x.Index.(*syntax.Word); ok && len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && (l.Value == "@" || l.Value == "*") {
+			if x.Length {
+				return []field{lit(strconv.Itoa(len(v.arr)))}, true
+			}
+			if l.Value == "*" && quoted {
+				return []field{joinFields(v.arr, ifsOf(st))}, true
+			}
+			return append([]field(nil), v.arr...), true
+		}
+	}
+	i, ok := arith(x.Index, st)
+	if !ok {
+		return nil, false
+	}
+	if i < 0 {
+		i += len(v.arr)
+	}
+	f := lit("")
+	if i >= 0 && i < len(v.arr) {
+		f = v.arr[i]
+	}
+	if x.Length {
+		if !f.known {
+			return nil, false
+		}
+		return []field{lit(strconv.Itoa(utf8.RuneCountInString(f.val)))}, true
+	}
+	return []field{f}, true
+}
+
+// joinFields joins fields with the first character of ifs, as "${a[*]}".
+func joinFields(fs []field, ifs string) field {
+	sep := ""
+	if ifs != "" {
+		sep = ifs[:1]
+	}
+	out := field{known: true}
+	parts := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if !f.known {
+			return unknownField(f.reason)
+		}
+		parts = append(parts, f.val)
+	}
+	out.val = strings.Join(parts, sep)
+	return out
+}
+
+// splitFields splits each known field on the characters of ifs, as an
+// unquoted ${a[@]} is split.
+func splitFields(fs []field, ifs string) []field {
+	var out []field
+	for _, f := range fs {
+		if !f.known || ifs == "" || !strings.ContainsAny(f.val, ifs) {
+			out = append(out, f)
+			continue
+		}
+		for _, p := range strings.FieldsFunc(f.val, func(r rune) bool { return strings.ContainsRune(ifs, r) }) {
+			g := f
+			g.val = p
+			out = append(out, g)
+		}
+	}
+	return out
 }
