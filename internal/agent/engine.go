@@ -281,6 +281,7 @@ func (e *Engine) Create(ctx context.Context, dir, model string) (string, error) 
 	if _, err := e.record(ctx, ev(id, root, event.SessionStart, StartData{WorkingDirectory: root, Model: model, Provider: p.Name()})); err != nil {
 		return "", err
 	}
+	e.roots.Store(id, root)
 	return id, nil
 }
 

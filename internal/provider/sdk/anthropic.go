@@ -32,8 +32,9 @@ type Anthropic struct {
 	messages ant.MessageService
 	models   ant.ModelService
 
-	mu    sync.Mutex
-	infos map[string]provider.ModelInfo // what GET /v1/models/{id} said, by model
+	mu      sync.Mutex
+	infos   map[string]provider.ModelInfo // what GET /v1/models/{id} said, by model
+	schemas schemaCache
 }
 
 // anthropicThinking is what a thinking Part's ProviderData holds.
@@ -151,7 +152,7 @@ func (p *Anthropic) params(req provider.Request) (ant.MessageNewParams, error) {
 	}
 	params.Messages = anthropicMessages(req.Messages)
 	for _, t := range req.Tools {
-		schema, err := schemaObject(t.Schema)
+		schema, err := p.schemas.object(t.Schema)
 		if err != nil {
 			return params, fmt.Errorf("tool %s: %w", t.Name, err)
 		}

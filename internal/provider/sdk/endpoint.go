@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/warden-dev/warden/internal/provider"
 )
@@ -134,6 +135,40 @@ func schemaObject(s json.RawMessage) (map[string]any, error) {
 	if err := json.Unmarshal(s, &m); err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
+	return m, nil
+}
+
+// schemaCache keeps tools' decoded JSON Schemas by their text: the engine
+// sends the same tools with every request, and decoding them anew each
+// time was a tenth of a step's allocations. The decoded maps are shared:
+// they are only read (marshaled) once decoded. At most maxCachedSchemas
+// are kept; others are decoded every time. The zero value is ready.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]map[string]any
+}
+
+const maxCachedSchemas = 256
+
+func (c *schemaCache) object(s json.RawMessage) (map[string]any, error) {
+	c.mu.Lock()
+	m, ok := c.m[string(s)]
+	c.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := schemaObject(s)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]map[string]any{}
+	}
+	if len(c.m) < maxCachedSchemas {
+		c.m[string(s)] = m
+	}
+	c.mu.Unlock()
 	return m, nil
 }
 

@@ -30,6 +30,7 @@ type OpenAI struct {
 	// official is true for OpenAI's own API, which wants
 	// max_completion_tokens (compatible servers know max_tokens).
 	official bool
+	schemas  schemaCache
 }
 
 // NewOpenAI returns the adapter of ep. Nothing is read from the
@@ -103,7 +104,7 @@ func (p *OpenAI) params(req provider.Request) (oai.ChatCompletionNewParams, erro
 		params.Messages = append(params.Messages, openAIMessages(m)...)
 	}
 	for _, t := range req.Tools {
-		schema, err := schemaObject(t.Schema)
+		schema, err := p.schemas.object(t.Schema)
 		if err != nil {
 			return params, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
