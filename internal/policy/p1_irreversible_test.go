@@ -53,6 +53,12 @@ func TestIrreversibleWorkDrops(t *testing.T) {
 		{call: bash("for f in lib/*.rs; do rm -- \"$f\"; done"), want: Ask},
 		{call: bash("for f in *.o; do rm \"$f\"; done"), want: Allow},
 		{call: bash("rm -f *.o *.a core"), want: Allow},
+		// generated code is written again by its generator
+		{call: bash("rm -f proto/*.pb.go && buf generate"), want: Allow},
+		{call: bash("find . -name '*_pb2.py' -delete"), want: Allow},
+		{call: bash("rm -rf src/__generated__/*.ts"), want: Allow},
+		{call: bash("find . -name 'zz_generated.*.go' -delete"), want: Allow},
+		{call: bash("rm internal/store/mock_*.go"), want: Allow},
 		{call: bash("rm -f src/*.orig src/*.rej"), want: Allow},
 		{call: bash("rm src/old_handler.go"), want: Allow},
 		{call: bash("find . -name '*.pyc' -o -name '*.pyo' -delete"), want: Allow},
@@ -73,6 +79,7 @@ func TestIrreversibleWorkDrops(t *testing.T) {
 		{call: bash("cd sub && rm -rf ../.git/logs"), want: Ask},
 		{call: bash("rm -f .git/index.lock"), want: Allow},
 		{call: bash("rm -f .git/refs/heads/main.lock"), want: Allow},
+		{call: bash("rm -fr .git/rebase-merge"), want: Allow},
 		// a whole glob beside a partial one is still the whole tree
 		{call: bash("rm -rf * .[^.]*"), want: Ask, rule: "delete-workspace-root"},
 		{call: bash("rm -rf ./* ./.??*"), want: Ask},

@@ -24,7 +24,8 @@ func fsPrograms() []program {
 				k.attr("no-preserve-root", "true")
 			}
 		}, examples: []example{ex("rm -rf build", "delete:r /home/u/proj/build"), ex("rm a.txt", "delete /home/u/proj/a.txt", "!delete:r"),
-			ex("rm -f src/*.go", "tag workspace.sources"), ex("rm -f *.o main.go", "!tag workspace.sources")}},
+			ex("rm -f src/*.go", "tag workspace.sources"), ex("rm -f *.o main.go", "!tag workspace.sources"),
+			ex("rm -f api/*.pb.go gen/*.ts internal/*_gen.go", "!tag workspace.sources")}},
 		{names: []string{"rimraf", "del", "trash", "trash-put", "gio"}, model: func(k *call) {
 			n := k.name
 			ops := parseOpts(k.args, spec{}).ops

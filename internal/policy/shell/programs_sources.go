@@ -41,6 +41,9 @@ var sourceExtList = func() []string {
 // name source files: its extension is a source extension (main.go,
 // *.py), or a pattern that matches one (*.[ch], *.?s, *.*).
 func isSourceName(name string) bool {
+	if generated(name) {
+		return false
+	}
 	name = path.Base(name)
 	i := strings.LastIndexByte(name, '.')
 	if i < 0 || i == len(name)-1 {
@@ -59,6 +62,33 @@ func isSourceName(name string) bool {
 		}
 	}
 	return false
+}
+
+// generatedDirs are directory names that hold generated code, which its
+// generator writes again.
+var generatedDirs = map[string]bool{"gen": true, "generated": true, "__generated__": true, "mocks": true, "mock": true,
+	"build": true, "dist": true, "out": true, "target": true, "node_modules": true}
+
+// generated reports whether a file name or pattern names generated code:
+// below a generated dir (gen/*.go), or by a generator's marker in its name
+// (*.pb.go, *_pb2.py, *_gen.go, *.gen.ts, *.generated.cs, *.g.dart,
+// mock_*.go, *_mock.go).
+func generated(name string) bool {
+	for _, seg := range strings.Split(path.Dir(name), "/") {
+		if generatedDirs[seg] {
+			return true
+		}
+	}
+	b := strings.ToLower(path.Base(name))
+	if i := strings.LastIndexByte(b, '.'); i > 0 {
+		b = b[:i]
+	}
+	for _, m := range []string{".pb", "_pb2", "_pb2_grpc", "_grpc.pb", "_gen", ".gen", "-gen", ".generated", "_generated", ".g", "_mock", "_mocks", ".mock"} {
+		if strings.HasSuffix(b, m) {
+			return true
+		}
+	}
+	return strings.HasPrefix(b, "mock_") || strings.HasPrefix(b, "zz_generated")
 }
 
 // sourcesGlob tags the call when one of its operands is a glob that names
