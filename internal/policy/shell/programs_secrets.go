@@ -40,7 +40,7 @@ func (t secretTask) but(flags ...string) secretTask { t.unless = flags; return t
 // stores (the files the secret-read rule lists). Each call that spells one
 // is tagged secret.print; the credential-print rule denies it.
 var secretPrinters = map[string][]secretTask{
-	"kubectl": {printsWith([]string{"--raw", "--flatten"}, "config", "view")},
+	"kubectl": {printsWith([]string{"--raw", "--flatten"}, "config", "view"), prints("create", "token")},
 	"gh":      {prints("auth", "token"), printsWith([]string{"--show-token", "-t"}, "auth", "status")},
 	"glab":    {printsWith([]string{"--show-token", "-t"}, "auth", "status")},
 	"sops":    {printsWith([]string{"-d", "--decrypt"}).but("-i", "--in-place", "--output"), prints("decrypt").but("-i", "--in-place", "--output")},
@@ -53,36 +53,48 @@ var secretPrinters = map[string][]secretTask{
 		prints("ecr-public", "get-login-password"), prints("codeartifact", "get-authorization-token"),
 		prints("secretsmanager", "get-secret-value"), prints("secretsmanager", "batch-get-secret-value"),
 		printsWith([]string{"--with-decryption"}, "ssm", "get-parameter"), printsWith([]string{"--with-decryption"}, "ssm", "get-parameters"),
-		printsWith([]string{"--with-decryption"}, "ssm", "get-parameters-by-path"), prints("iam", "create-access-key")},
+		printsWith([]string{"--with-decryption"}, "ssm", "get-parameters-by-path"), prints("iam", "create-access-key"),
+		prints("sso", "get-role-credentials"), prints("ecr", "get-authorization-token"), prints("rds", "generate-db-auth-token"),
+		prints("eks", "get-token")},
 	"op": {prints("read").but("-o", "--out-file"), prints("item", "get"), prints("document", "get").but("-o", "--out-file"),
 		prints("inject").but("-o", "--out-file")},
 	"gcloud": {prints("auth", "print-access-token"), prints("auth", "print-identity-token"), prints("auth", "print-refresh-token"),
 		prints("auth", "application-default", "print-access-token"), prints("config", "config-helper"),
 		prints("secrets", "versions", "access")},
 	"az": {prints("account", "get-access-token"), prints("keyvault", "secret", "show"),
-		prints("storage", "account", "keys", "list"), printsWith([]string{"--expose-token", "-t"}, "acr", "login")},
-	"heroku":        {prints("auth:token"), prints("authorizations:create"), prints("config:get", "*")},
-	"doctl":         {prints("auth", "token")},
-	"npm":           {prints("token", "list"), prints("token", "create"), prints("token", "ls")},
-	"pnpm":          {prints("token", "list"), prints("token", "create")},
-	"pass":          {prints("show").but("-c", "--clip", "-q", "--qrcode"), prints("grep"), prints("generate").but("-c", "--clip", "-q", "--qrcode")},
-	"gopass":        {prints("show").but("-c", "--clip"), prints("cat"), prints("generate").but("-c", "--clip")},
-	"secret-tool":   {prints("lookup"), prints("search")},
-	"security":      {printsWith([]string{"-w", "-g"}, "find-generic-password"), printsWith([]string{"-w", "-g"}, "find-internet-password"), prints("dump-keychain")},
-	"gpg":           {printsWith([]string{"--export-secret-keys", "--export-secret-subkeys"}), printsWith([]string{"-d", "--decrypt"}).but("-o", "--output")},
-	"git":           {prints("credential", "fill"), prints("credential-store", "get"), prints("credential-cache", "get"), prints("credential-manager", "get"), prints("credential-osxkeychain", "get"), prints("credential-libsecret", "get")},
-	"bw":            {prints("get")},
-	"lpass":         {prints("show")},
-	"keyring":       {prints("get")},
-	"kwallet-query": {printsWith([]string{"-r", "--read-password"})},
-	"age":           {printsWith([]string{"-d", "--decrypt"}).but("-o", "--output")},
-	"ansible-vault": {prints("view"), prints("decrypt", "--output", "-")},
-	"chamber":       {prints("read"), prints("export"), prints("env")},
-	"infisical":     {prints("secrets"), prints("export")},
+		prints("storage", "account", "keys", "list"), printsWith([]string{"--expose-token", "-t"}, "acr", "login"),
+		prints("ad", "sp", "create-for-rbac"), prints("ad", "sp", "credential", "reset")},
+	"heroku":            {prints("auth:token"), prints("authorizations:create"), prints("config:get", "*"), prints("config").but("-s", "--shell", "--json")},
+	"doctl":             {prints("auth", "token"), prints("kubernetes", "cluster", "kubeconfig", "show")},
+	"npm":               {prints("token", "list"), prints("token", "create"), prints("token", "ls"), prints("config", "get", "%auth"), prints("config", "get", "%password")},
+	"netlify":           {prints("env:get")},
+	"railway":           {prints("variables")},
+	"firebase":          {prints("functions:config:get")},
+	"cf":                {prints("oauth-token")},
+	"keyctl":            {prints("print"), prints("pipe"), prints("read")},
+	"pnpm":              {prints("token", "list"), prints("token", "create")},
+	"pass":              {prints("show").but("-c", "--clip", "-q", "--qrcode"), prints("grep"), prints("generate").but("-c", "--clip", "-q", "--qrcode")},
+	"gopass":            {prints("show").but("-c", "--clip"), prints("cat"), prints("generate").but("-c", "--clip")},
+	"secret-tool":       {prints("lookup"), prints("search")},
+	"security":          {printsWith([]string{"-w", "-g"}, "find-generic-password"), printsWith([]string{"-w", "-g"}, "find-internet-password"), prints("dump-keychain")},
+	"gpg":               {printsWith([]string{"--export-secret-keys", "--export-secret-subkeys"}), printsWith([]string{"-d", "--decrypt"}).but("-o", "--output")},
+	"git":               {prints("credential", "fill"), prints("credential-store", "get"), prints("credential-cache", "get"), prints("credential-manager", "get"), prints("credential-osxkeychain", "get"), prints("credential-libsecret", "get")},
+	"bw":                {prints("get")},
+	"docker-credential": {prints("get"), prints("list")},
+	"lpass":             {prints("show")},
+	"keyring":           {prints("get")},
+	"kwallet-query":     {printsWith([]string{"-r", "--read-password"})},
+	"age":               {printsWith([]string{"-d", "--decrypt"}).but("-o", "--output")},
+	"ansible-vault":     {prints("view"), prints("decrypt", "--output", "-")},
+	"chamber":           {prints("read"), prints("export"), prints("env")},
+	"infisical":         {prints("secrets"), prints("export")},
 }
 
 // secretPrinterAlias maps other names of the same program.
-var secretPrinterAlias = map[string]string{"oc": "kubectl", "gpg2": "gpg"}
+var secretPrinterAlias = map[string]string{"oc": "kubectl", "gpg2": "gpg", "docker-credential-desktop": "docker-credential",
+	"docker-credential-osxkeychain": "docker-credential", "docker-credential-secretservice": "docker-credential",
+	"docker-credential-pass": "docker-credential", "docker-credential-wincred": "docker-credential",
+	"docker-credential-ecr-login": "docker-credential", "docker-credential-gcloud": "docker-credential"}
 
 // secretExamples are what the secret-printer table reports, run as tests
 // with the program registry's examples.
@@ -124,6 +136,13 @@ var secretExamples = []example{
 	ex("sudo -u deploy gh auth token", "tag secret.print"),
 	ex("aws ecr get-login-password | docker login --username AWS --password-stdin 1.dkr.ecr.x.amazonaws.com", "!tag secret.print"),
 	ex("gh auth token | base64", "tag secret.print"),
+	ex("npm config get //registry.npmjs.org/:_authToken", "tag secret.print"),
+	ex("npm config get registry", "!tag secret.print"),
+	ex("echo https://index.docker.io/v1/ | docker-credential-desktop get", "tag secret.print"),
+	ex("kubectl -n ci create token deployer", "tag secret.print"),
+	ex("aws eks get-token --cluster-name prod", "tag secret.print"),
+	ex("heroku config -a shop", "tag secret.print"),
+	ex("heroku config:set X=1 -a shop", "!tag secret.print"),
 	ex("sops -d k8s/secret.enc.yaml | kubectl apply -f -", "!tag secret.print"),
 	ex("sops -d k8s/secret.enc.yaml | kubectl apply -f - -o yaml", "tag secret.print"),
 }
@@ -204,13 +223,17 @@ func hasFlag(have, want []string) bool {
 	return false
 }
 
-// matchRun reports whether words (path.Match patterns) occur in ops next
-// to each other, in order.
+// matchRun reports whether words (path.Match patterns; "%x" a word
+// holding x in any case) occur in ops next to each other, in order.
 func matchRun(ops, words []string) bool {
 	for i := 0; i+len(words) <= len(ops); i++ {
 		ok := true
 		for j, w := range words {
-			if m, _ := path.Match(w, ops[i+j]); !m || ops[i+j] == "\x00" && w != "*" {
+			m, _ := path.Match(w, ops[i+j])
+			if sub, pct := strings.CutPrefix(w, "%"); pct {
+				m = strings.Contains(strings.ToLower(ops[i+j]), sub)
+			}
+			if !m || ops[i+j] == "\x00" && w != "*" {
 				ok = false
 				break
 			}
