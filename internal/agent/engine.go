@@ -116,6 +116,12 @@ type Engine struct {
 	// deleted session leaves it.
 	roots sync.Map
 
+	// hist holds the sessions' histories as their last turn began, so the
+	// next turn reads only the events after them (refresh), not the whole
+	// session again (see current).
+	hmu  sync.Mutex
+	hist map[string]*history
+
 	mu      sync.Mutex
 	closed  bool
 	runs    map[string]*run
@@ -163,7 +169,7 @@ func New(opts Options) (*Engine, error) {
 	return &Engine{
 		opts: opts, core: opts.Core, log: opts.Logger, ctx: ctx, cancel: cancel,
 		sem:  make(chan struct{}, opts.MaxSubagents),
-		runs: map[string]*run{}, subs: map[int]func(Notice){},
+		runs: map[string]*run{}, subs: map[int]func(Notice){}, hist: map[string]*history{},
 	}, nil
 }
 

@@ -55,6 +55,42 @@ func (e *Engine) readHistory(ctx context.Context, id string) (*history, error) {
 	return h, nil
 }
 
+// Bounds of the engine's history cache (current): how many sessions, and
+// how many events a session may have to be kept.
+const (
+	maxCachedHistories  = 64
+	maxCachedHistoryLen = 4096
+)
+
+// current returns session id as the log has it now, from the history the
+// engine kept of it (only the newer events are read) or, the first time,
+// from the whole log; the result is kept for the next turn.
+func (e *Engine) current(ctx context.Context, id string) (*history, error) {
+	e.hmu.Lock()
+	h := e.hist[id]
+	e.hmu.Unlock()
+	var err error
+	if h == nil {
+		h, err = e.readHistory(ctx, id)
+	} else {
+		h, err = e.refresh(ctx, h)
+	}
+	e.hmu.Lock()
+	defer e.hmu.Unlock()
+	if err != nil || len(h.events) > maxCachedHistoryLen {
+		delete(e.hist, id)
+		return h, err
+	}
+	if _, ok := e.hist[id]; !ok && len(e.hist) >= maxCachedHistories {
+		for k := range e.hist { // any one goes
+			delete(e.hist, k)
+			break
+		}
+	}
+	e.hist[id] = h
+	return h, nil
+}
+
 // refresh brings h up to date with the log: it reads only the events after
 // the newest h holds and folds the whole again (a session is read whole
 // once per turn, not once per step).

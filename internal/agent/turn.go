@@ -82,7 +82,7 @@ func (e *Engine) message(ctx context.Context, id string, u UserData) (TurnResult
 
 // begin claims session id for a turn: ErrBusy when one runs.
 func (e *Engine) begin(ctx context.Context, id string, parent context.Context) (*run, *history, error) {
-	h, err := e.readHistory(ctx, id)
+	h, err := e.current(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
