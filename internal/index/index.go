@@ -912,7 +912,7 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 				if len(content) > MaxIndexSize {
 					// Exact search reads it from disk, when its trigrams
 					// say it can match.
-					d.content, d.tris = nil, trigramsOf(content, nil)
+					d.content, d.tris = nil, trigramsOf(content)
 				}
 				if same {
 					finish(i, d, syms, false)

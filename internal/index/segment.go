@@ -186,10 +186,13 @@ func newSegment(docs []*doc) *segment {
 // Chunk terms are added in chunk order, so every term's values ascend.
 func docWorkOf(d *doc, bs *bitset, tk *tokenizer, shards int) docWork {
 	var dw docWork
-	if d.content != nil || d.tris != nil {
+	switch {
+	case d.content != nil && bs != nil:
+		dw.tris = shardedTrigrams(d.content, bs, shards)
+	case d.content != nil || d.tris != nil:
 		tris := d.tris
 		if d.content != nil {
-			tris = trigramsOf(d.content, bs)
+			tris = trigramsOf(d.content)
 		}
 		dw.tris = make([][]trigram, shards)
 		for _, t := range tris {
@@ -223,41 +226,54 @@ func (s *segment) termPostings(t string) *postings[string] {
 	return &s.terms[shardOf(t, len(s.terms))]
 }
 
-// trigramsOf returns the distinct folded trigrams of content: in no
-// particular order when seen (all clear, and left so) deduplicates them,
-// sorted when sorting does (seen is nil).
-func trigramsOf(content []byte, seen *bitset) []trigram {
-	var out []trigram
+// shardedTrigrams returns the distinct folded trigrams of content split
+// by shard, in no particular order; seen (all clear, and left so)
+// deduplicates them. The slices are sized for a file's usual number of
+// distinct trigrams, so they rarely grow.
+func shardedTrigrams(content []byte, seen *bitset, shards int) [][]trigram {
+	out := make([][]trigram, shards)
 	if len(content) < 3 {
-		return nil
+		return out
 	}
-	if seen == nil {
-		a, b := fold(content[0]), fold(content[1])
-		for i := 2; i < len(content); i++ {
-			c := fold(content[i])
-			out = append(out, trigram(a)<<16|trigram(b)<<8|trigram(c))
-			a, b = b, c
-		}
-		slices.Sort(out)
-		// A copy: out has a slot for every byte of content.
-		return slices.Clone(compactTrigrams(out))
+	est := min(len(content)/3, 1<<13)/shards + 16
+	for sh := range out {
+		out[sh] = make([]trigram, 0, est)
 	}
 	a, b := fold(content[0]), fold(content[1])
 	for i := 2; i < len(content); i++ {
 		c := fold(content[i])
-		t := trigram(a)<<16 | trigram(b)<<8 | trigram(c)
-		if !seen.get(uint32(t)) {
-			seen.set(uint32(t))
-			out = append(out, t)
+		t := uint32(a)<<16 | uint32(b)<<8 | uint32(c)
+		if w, bit := &seen.w[t>>6], uint64(1)<<(t&63); *w&bit == 0 {
+			*w |= bit
+			sh := int(t % uint32(shards))
+			out[sh] = append(out[sh], trigram(t))
 		}
 		a, b = b, c
 	}
-	for _, t := range out {
-		seen.clear(uint32(t))
+	for _, ts := range out {
+		for _, t := range ts {
+			seen.clear(uint32(t))
+		}
 	}
-	// Unsorted: the postings need each trigram's docs in order, not a
-	// doc's trigrams.
 	return out
+}
+
+// trigramsOf returns the distinct folded trigrams of content, sorted
+// (small segments and files over MaxIndexSize, which have no bitset).
+func trigramsOf(content []byte) []trigram {
+	if len(content) < 3 {
+		return nil
+	}
+	out := make([]trigram, 0, len(content)-2)
+	a, b := fold(content[0]), fold(content[1])
+	for i := 2; i < len(content); i++ {
+		c := fold(content[i])
+		out = append(out, trigram(a)<<16|trigram(b)<<8|trigram(c))
+		a, b = b, c
+	}
+	slices.Sort(out)
+	// A copy: out has a slot for every byte of content.
+	return slices.Clone(compactTrigrams(out))
 }
 
 func compactTrigrams(s []trigram) []trigram {
@@ -471,6 +487,4 @@ type bitset struct{ w []uint64 }
 
 func newBitset(n int) *bitset { return &bitset{w: make([]uint64, (n+63)/64)} }
 
-func (b *bitset) get(i uint32) bool { return b.w[i>>6]&(1<<(i&63)) != 0 }
-func (b *bitset) set(i uint32)      { b.w[i>>6] |= 1 << (i & 63) }
-func (b *bitset) clear(i uint32)    { b.w[i>>6] &^= 1 << (i & 63) }
+func (b *bitset) clear(i uint32) { b.w[i>>6] &^= 1 << (i & 63) }
