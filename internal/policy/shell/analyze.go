@@ -902,7 +902,7 @@ func literalOutput(cmds []Command, meta []cmdMeta, env map[string]string) (strin
 		}
 	case "printf":
 		out, ok = printfOutput(args)
-	case "cat", "rev", "base64", "xxd":
+	case "cat", "rev", "base64", "xxd", "tr":
 		if !in.literal {
 			return "", false
 		}
@@ -978,6 +978,9 @@ func printfOutput(args []string) (string, bool) {
 
 // filterOutput is the output of a re-encoding filter given known input.
 func filterOutput(name string, args []string, in string) (string, bool) {
+	if name == "tr" {
+		return trOutput(args, in)
+	}
 	var flags, files []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") && a != "-" {
@@ -1091,4 +1094,97 @@ func isFetcher(cm *Command) bool {
 		return true
 	}
 	return false
+}
+
+// trOutput is what tr SET1 SET2 (or tr -d SET1) makes of known input, for
+// sets of ASCII characters, ranges (a-z), escapes and the classes
+// [:lower:], [:upper:] and [:digit:]: rot13 (tr a-z n-za-m) and its kin
+// are re-encodings as base64 is.
+func trOutput(args []string, in string) (string, bool) {
+	del := false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+		if args[0] != "-d" {
+			return "", false // -c, -s, -t: not evaluated
+		}
+		del = true
+		args = args[1:]
+	}
+	if del && len(args) != 1 || !del && len(args) != 2 {
+		return "", false
+	}
+	s1, ok1 := trSet(args[0])
+	if !ok1 || len(s1) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	if del {
+		for i := 0; i < len(in); i++ {
+			if strings.IndexByte(s1, in[i]) < 0 {
+				b.WriteByte(in[i])
+			}
+		}
+		return b.String(), true
+	}
+	s2, ok2 := trSet(args[1])
+	if !ok2 || len(s2) == 0 {
+		return "", false
+	}
+	var m [256]int16
+	for i := range m {
+		m[i] = -1
+	}
+	for i := 0; i < len(s1); i++ {
+		c := s2[min(i, len(s2)-1)]
+		m[s1[i]] = int16(c)
+	}
+	for i := 0; i < len(in); i++ {
+		if m[in[i]] >= 0 {
+			b.WriteByte(byte(m[in[i]]))
+		} else {
+			b.WriteByte(in[i])
+		}
+	}
+	return b.String(), true
+}
+
+// trSet expands a tr set; false for what trOutput does not evaluate.
+func trSet(s string) (string, bool) {
+	s = strings.NewReplacer("[:lower:]", "a-z", "[:upper:]", "A-Z", "[:digit:]", "0-9").Replace(s)
+	if strings.Contains(s, "[:") || strings.Contains(s, "[=") || strings.Contains(s, "*]") {
+		return "", false
+	}
+	var raw []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return "", false
+		}
+		if c == '\\' && i+1 < len(s) {
+			i++
+			switch s[i] {
+			case 'n':
+				c = '\n'
+			case 't':
+				c = '\t'
+			default:
+				c = s[i]
+			}
+		}
+		raw = append(raw, c)
+	}
+	var out []byte
+	for i := 0; i < len(raw); i++ {
+		if i+2 < len(raw) && raw[i+1] == '-' {
+			if raw[i] > raw[i+2] {
+				return "", false
+			}
+			for c := int(raw[i]); c <= int(raw[i+2]); c++ {
+				out = append(out, byte(c))
+			}
+			i += 2
+			continue
+		}
+		out = append(out, raw[i])
+	}
+	return string(out), len(out) <= 256
 }

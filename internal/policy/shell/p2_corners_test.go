@@ -126,3 +126,33 @@ func TestArrays(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownOutputs: tr of known text (rot13, case folding, deletion) is a
+// re-encoding whose output is known, as base64 -d is; a command
+// substitution whose commands print nothing but the last (cd ~ && pwd)
+// is what the last prints.
+func TestKnownOutputs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`echo 'ez -e ~/Zhfvp' | tr 'A-Za-z' 'N-ZA-Mn-za-m' | sh`, []string{"delete:r /home/u/Music"}},
+		{`printf 'RM -R /SRV\n' | tr '[:upper:]' '[:lower:]' | bash`, []string{"delete:r /srv"}},
+		{`echo 'r.m -r /o.pt' | tr -d . | sh`, []string{"delete:r /opt"}},
+		{`echo 'ls' | tr -s l | sh`, []string{"tag dynamic-exec"}},
+		{`rm -r "$(cd ~ && pwd)/Music"`, []string{"delete:r /home/u/Music"}},
+		{`d=$(cd /srv; pwd); rm -r "$d/www"`, []string{"delete:r /srv/www"}},
+		{`rm -r "$(cd /srv; echo www)"`, []string{"delete:r /home/u/proj/www"}},
+		{`rm -r "$(cd /srv | pwd)/x"`, []string{"delete:r ?"}},
+	} {
+		a, err := Analyze(c.in, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		for _, w := range c.want {
+			if msg := check(a, w); msg != "" {
+				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
+			}
+		}
+	}
+}

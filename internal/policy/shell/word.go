@@ -786,7 +786,13 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 			f.reason = "output of command substitution comes from the network"
 		}
 	}
-	if f.remote || len(x.Stmts) != 1 || !inputOnly(x.Stmts[0].Redirs) {
+	if f.remote {
+		return f
+	}
+	if out, ok := a.quietThenPrint(start, x); ok {
+		return out // $(cd ~ && pwd), $(cd /x; echo y)
+	}
+	if len(x.Stmts) != 1 || !inputOnly(x.Stmts[0].Redirs) {
 		return f
 	}
 	if b, ok := x.Stmts[0].Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
@@ -1106,4 +1112,37 @@ func splitFields(fs []field, ifs string) []field {
 		}
 	}
 	return out
+}
+
+// quietThenPrint is the output of a command substitution whose commands
+// print nothing but the last, which prints a known value: cd ~ && pwd
+// prints the directory it moved to, cd x; echo y prints y.
+func (a *analyzer) quietThenPrint(start int, x *syntax.CmdSubst) (field, bool) {
+	cmds := a.out.Commands[start:]
+	if len(cmds) < 2 || len(cmds) > 8 {
+		return field{}, false
+	}
+	for _, s := range x.Stmts {
+		if !inputOnly(s.Redirs) || s.Background {
+			return field{}, false
+		}
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && b.Op != syntax.AndStmt {
+			return field{}, false // a pipe or ||: the output is not just the last command's
+		}
+	}
+	for _, cm := range cmds[:len(cmds)-1] {
+		switch cm.Name {
+		case "cd", "export", "set", "shopt", "true", ":", "unset", "local", "umask":
+		default:
+			return field{}, false
+		}
+	}
+	last, m := cmds[len(cmds)-1], a.meta[len(a.meta)-1]
+	if last.Name == "pwd" && last.Dir != "" && len(last.Argv) == 1 {
+		return field{val: last.Dir, known: true, subst: true}, true
+	}
+	if out, ok := literalOutput(cmds[len(cmds)-1:], []cmdMeta{m}, a.opts.Env); ok {
+		return field{val: strings.TrimRight(out, "\n"), known: true, subst: true}, true
+	}
+	return field{}, false
 }
