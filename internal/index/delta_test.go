@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/warden-dev/warden/internal/search"
@@ -88,5 +89,48 @@ func TestDeltaSegment(t *testing.T) {
 	}
 	if hs, _ := x.Search(ctx, Query{Text: "wOmBaT", Mode: ModeLiteral, CaseSensitive: true}); len(hs) != 0 {
 		t.Errorf("case-sensitive literal: %+v", hs)
+	}
+}
+
+// TestBackgroundFold: when the changes since the build outgrow it, the
+// segments are folded into one by a goroutine of the index, not by the
+// update that crossed the line, and the folded views answer as before.
+// (The race detector checks the fold against the updates that go on.)
+func TestBackgroundFold(t *testing.T) {
+	root, dir := newWorkspace(t)
+	x := openIndex(t, root, dir)
+	build(t, x)
+	ctx := context.Background()
+	before := x.Status().Files
+	for u := range 9 {
+		files := map[string]string{}
+		var rels []string
+		for i := range 40 {
+			rel := fmt.Sprintf("gen/u%d/f%d.go", u, i)
+			files[rel] = fmt.Sprintf("package gen\n\n// Kookaburra%dx%d laughs.\nfunc kookaburra%dx%d() {}\n", u, i, u, i)
+			rels = append(rels, rel)
+		}
+		writeTree(t, root, files)
+		if err := x.Update(ctx, rels...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(root, "server.go"))
+	x.Update(ctx, "server.go")
+	x.bg.Wait() // the fold, started by the eighth update (the ninth may follow it)
+	if st := x.Status(); st.Segments > 2 || st.Files != before+360-1 {
+		t.Errorf("after the fold: %d segments, %d files (%d before)", st.Segments, st.Files, before)
+	}
+	for _, q := range []string{"kookaburra0x0", "kookaburra8x39", "Kookaburra4x17"} {
+		hs, err := x.Search(ctx, Query{Text: q, Mode: ModeLiteral, CaseSensitive: true})
+		if err != nil || len(hs) != 1 || !strings.Contains(hs[0].Preview, q) {
+			t.Errorf("%s: %+v %v", q, hs, err)
+		}
+	}
+	if hs, _ := x.Search(ctx, Query{Text: "parseHeader", Mode: ModeLiteral}); len(hs) != 0 {
+		t.Errorf("a removed file answered: %+v", hs)
+	}
+	if hs, _ := x.Search(ctx, Query{Text: "kookaburra8x39", Mode: ModeSymbol}); len(hs) != 1 {
+		t.Errorf("symbols after the fold: %+v", hs)
 	}
 }

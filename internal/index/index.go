@@ -140,6 +140,8 @@ type Index struct {
 
 	snap     atomic.Pointer[snapshot]
 	building atomic.Bool
+	folding  atomic.Bool    // a fold of the segments runs in the background
+	bg       sync.WaitGroup // background work (the fold) Close waits for
 	progress atomic.Pointer[Progress]
 	updated  atomic.Int64
 }
@@ -256,11 +258,15 @@ func (x *Index) Close() error {
 		x.vec.close()
 	}
 	x.wmu.Lock()
-	defer x.wmu.Unlock()
 	if x.closed {
+		x.wmu.Unlock()
 		return nil
 	}
 	x.closed = true
+	x.wmu.Unlock()
+	x.bg.Wait() // a fold sees closed and drops its work
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
 	err := x.gen.close()
 	x.root.Close()
 	x.snap.Store(&snapshot{})
@@ -606,18 +612,51 @@ func (x *Index) applyLocked(docs []*doc, gone []string) {
 		}
 		ns.segs = append(ns.segs[:1], newSegment(merged))
 		// When the changes outgrow a quarter of the first segment, fold
-		// everything into one.
-		if len(merged) > 256 && len(merged) > len(ns.segs[0].docs)/4 {
-			var all []*doc
-			ns.eachLive(func(_, _ int, d *doc) { all = append(all, d) })
-			sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
-			ns = &snapshot{segs: []*segment{newSegment(all)}, newest: map[string]int{}}
+		// everything into one, in the background: as long as a build's
+		// views, and no write should wait for it.
+		if len(merged) > 256 && len(merged) > len(ns.segs[0].docs)/4 && x.folding.CompareAndSwap(false, true) {
+			x.bg.Add(1)
+			go x.fold()
 		}
 	}
 	x.snap.Store(ns)
 	x.updated.Store(time.Now().UnixNano())
 	if x.vec != nil {
 		x.vec.poke()
+	}
+}
+
+// fold replaces the snapshot by one segment of its live docs, built
+// without holding wmu; when the snapshot changed meanwhile (a change came
+// in) it tries again with the new one, a few times, and otherwise leaves
+// it to the next merge.
+func (x *Index) fold() {
+	defer x.bg.Done()
+	defer x.folding.Store(false)
+	for range 3 {
+		base := x.snap.Load()
+		if len(base.segs) <= 1 {
+			return
+		}
+		var all []*doc
+		base.eachLive(func(_, _ int, d *doc) { all = append(all, d) })
+		sort.Slice(all, func(i, j int) bool { return all[i].path < all[j].path })
+		seg := newSegment(all)
+		x.wmu.Lock()
+		if x.closed {
+			x.wmu.Unlock()
+			return
+		}
+		if x.snap.Load() == base {
+			x.snap.Store(&snapshot{segs: []*segment{seg}, newest: map[string]int{}})
+			x.updated.Store(time.Now().UnixNano())
+			if x.vec != nil {
+				x.vec.poke()
+			}
+			x.wmu.Unlock()
+			return
+		}
+		x.wmu.Unlock()
 	}
 }
 
