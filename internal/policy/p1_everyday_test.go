@@ -149,6 +149,20 @@ func TestCacheDeleteKeepsWardenProtected(t *testing.T) {
 		{call: sh("rm -rf ~/.cache/w*"), want: Deny},
 		{call: sh("rm -rf ~/.cache/go-build"), want: Allow},
 	})
+	// the daemon's binary and policy file are never cache
+	bin := filepath.Join(home, ".cache", "go-build", "ab", "warden")
+	pol := filepath.Join(home, ".cache", "cfg", "policy.yaml")
+	p, err = Default(Env{Home: home, TempDirs: []string{filepath.Join(root, "tmp")}, ProtectedDirs: []string{data},
+		WardenBinaries: []string{bin}, PolicyFiles: []string{pol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, p, []decideCase{
+		{call: sh("rm -rf ~/.cache/go-build"), want: Deny},
+		{call: sh("rm -f " + bin), want: Deny},
+		{call: sh("rm -rf ~/.cache/cfg"), want: Deny},
+		{call: sh("rm -rf ~/.cache/pip"), want: Allow},
+	})
 }
 
 // TestGlobReachesWarden: a glob reaches warden's dirs only when its
