@@ -136,6 +136,9 @@ var secretExamples = []example{
 	ex("sudo -u deploy gh auth token", "tag secret.print"),
 	ex("aws ecr get-login-password | docker login --username AWS --password-stdin 1.dkr.ecr.x.amazonaws.com", "!tag secret.print"),
 	ex("gh auth token | base64", "tag secret.print"),
+	ex(`echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin`, "!tag secret.env.print"),
+	ex(`printf %s "$GL_TOKEN" | glab auth login --stdin`, "!tag secret.env.print"),
+	ex(`echo "$CR_PAT" | base64`, "tag secret.env.print"),
 	ex("npm config get //registry.npmjs.org/:_authToken", "tag secret.print"),
 	ex("npm config get registry", "!tag secret.print"),
 	ex("echo https://index.docker.io/v1/ | docker-credential-desktop get", "tag secret.print"),
@@ -262,6 +265,17 @@ func loginStdin(cm *Command) bool {
 				return login
 			}
 		}
+	case "gh", "glab":
+		// gh auth login --with-token reads the token on stdin
+		login := false
+		for _, a := range cm.Argv[1:] {
+			switch a {
+			case "login":
+				login = true
+			case "--with-token", "--stdin":
+				return login
+			}
+		}
 	case "kubectl", "oc":
 		apply, stdin := false, false
 		for i, a := range cm.Argv[1:] {
@@ -299,7 +313,7 @@ func (a *analyzer) secretToLogin(bounds []int) {
 			if n := len(cm.Tags); n > 0 {
 				tags := cm.Tags[:0:0]
 				for _, t := range cm.Tags {
-					if t != TagSecretPrint {
+					if t != TagSecretPrint && t != TagSecretEnvPrint {
 						tags = append(tags, t)
 					}
 				}
