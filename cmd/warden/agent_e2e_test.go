@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -323,6 +324,7 @@ func TestChat(t *testing.T) {
 	fake := openaifake.New(openaifake.NewQueue(
 		openaifake.Reply{Tool: "write", Args: map[string]any{"path": "note.md", "content": "hi"}},
 		openaifake.Reply{Text: "Wrote note.md for you."},
+		openaifake.Reply{Text: "Still here."},
 	).Next)
 	defer fake.Close()
 	startDaemonIn(t, data, wd, []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"})
@@ -337,6 +339,16 @@ func TestChat(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(wd, "note.md")); err != nil || string(b) != "hi" {
 		t.Fatalf("note.md = %q, %v", b, err)
+	}
+	// --session continues it, with the credential of the session's
+	// workspace (chat learns it over the admin socket), from elsewhere
+	id := regexp.MustCompile(`session (ag_[0-9a-f]+)`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("no session id in:\n%s", out)
+	}
+	out, errOut, code = warden(t, data, "are you there?\n", "chat", "--session", id[1])
+	if code != 0 || !strings.Contains(out, "1 turn(s) so far") || !strings.Contains(out, "Still here.") {
+		t.Fatalf("chat --session: %d %s %s", code, out, errOut)
 	}
 }
 
