@@ -15,7 +15,7 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:Fuz
                  ./internal/event:FuzzCheckDepth \
                  ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore \
                  ./internal/provider/ollamaenv:FuzzParseHost ./internal/provider/ollamaenv:FuzzNumCtx \
-                 ./internal/index:FuzzParseQuery ./internal/agent:FuzzToolArguments ./internal/protocol/agentapi:FuzzParams \
+                 ./internal/index:FuzzParseQuery ./internal/agent:FuzzToolArguments ./internal/reaper:FuzzParentOf ./internal/protocol/agentapi:FuzzParams \
                  ./internal/config:FuzzVectors
 
 .PHONY: run build test agents tools lint unit fuzz bench clean

@@ -1,7 +1,6 @@
 package reaper
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -121,16 +120,8 @@ func children() []int {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid ...: comm may hold spaces and parens
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) > 1 {
-			if ppid, err := strconv.Atoi(string(f[1])); err == nil && ppid == me {
-				out = append(out, pid)
-			}
+		if ppid, ok := parentOf(b); ok && ppid == me {
+			out = append(out, pid)
 		}
 	}
 	return out
