@@ -572,8 +572,14 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 		ok := false
 		for i := range m.paths {
 			pp := &m.paths[i]
-			if pp.match(ef.Target, c.ws) || (ef.resolved != ef.Target && pp.match(ef.resolved, c.wsR)) ||
-				m.reach && pp.reaches(ef) {
+			if m.reach {
+				if pp.reaches(ef) {
+					ok = true
+					break
+				}
+				continue
+			}
+			if pp.match(ef.Target, c.ws) || (ef.resolved != ef.Target && pp.match(ef.resolved, c.wsR)) {
 				ok = true
 				break
 			}

@@ -89,8 +89,9 @@ type Match struct {
 	// or after symlinks), or it is a recursive effect on a directory that
 	// holds one, or a glob that can name one or a path inside one.
 	Protected *bool `yaml:"protected,omitempty" json:"protected,omitempty"`
-	// Reach, when true, makes Paths hold also for what an effect under home
-	// can reach without naming it: a recursive effect (not one on names
+	// Reach, when true, makes Paths hold for what an effect under home can
+	// reach without naming it (and not for what it names, which a rule
+	// without Reach matches): a recursive effect (not one on names
 	// only) on a directory that holds a path a pattern names, and a glob that can name
 	// one (expanded against the file system when its directory exists,
 	// matched pattern to pattern when it does not). Only patterns rooted

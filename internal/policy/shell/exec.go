@@ -244,8 +244,8 @@ func (a *analyzer) redirs(c *ctx, st *state, rs []*syntax.Redirect) (effs []Effe
 			}
 			f := a.wordString(c, st, r.Word)
 			in = stdinInfo{what: "here-string"}
-			if f.secret != "" {
-				in.secrets = []string{f.secret}
+			if n := f.secretName(); n != "" {
+				in.secrets = []string{n}
 			}
 			switch {
 			case f.remote:

@@ -90,10 +90,10 @@ func (a *analyzer) secretParam(st *state, name string, x *syntax.ParamExp, v fie
 		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
 			return field{}, false
 		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
-			st.vars[name] = variable{f: field{reason: "the secret $" + name, secret: name}}
+			st.vars[name] = variable{f: field{reason: "the secret $" + name, sec: &secretRef{name: name}}}
 		}
 	}
-	return field{reason: "the value of the secret $" + name + " is not known at check time", secret: name}, true
+	return field{reason: "the value of the secret $" + name + " is not known at check time", sec: &secretRef{name: name}}, true
 }
 
 // addSecrets adds names to list, once each, up to a small bound.
@@ -114,10 +114,10 @@ func (k *call) secretEnv() {
 	var inWords []string
 	var urls []string
 	for _, f := range k.argv {
-		if f.secret != "" {
-			inWords = addSecrets(inWords, f.secret)
-			if strings.Contains(f.partial, "://") || strings.Contains(f.partial, "@") {
-				urls = append(urls, f.partial)
+		if f.sec != nil {
+			inWords = addSecrets(inWords, f.sec.name)
+			if p := f.sec.partial; strings.Contains(p, "://") || strings.Contains(p, "@") {
+				urls = append(urls, p)
 			}
 		}
 	}

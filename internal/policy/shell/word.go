@@ -22,12 +22,9 @@ type field struct {
 	proc   bool   // is a process substitution (/dev/fd/N)
 	under  bool   // stands for files under val (find's {})
 	named  bool   // with under: val is ROOT/NAME, files called NAME anywhere below ROOT
-	// secret names the secret-named variable (GITHUB_TOKEN) whose value
-	// the field holds, in whole or part; partial is then the field's text
-	// with the unknown parts left out (https://x.example/?k=), which is
-	// enough to see the host it goes to.
-	secret  string
-	partial string
+	// sec is set when the field holds the value of a secret-named
+	// variable, in whole or part
+	sec *secretRef
 	// tmpl is set when val is code in which ${__WARDEN_ARG} stands for
 	// bind (xargs -I, find -exec sh -c '... {} ...').
 	tmpl bool
@@ -88,8 +85,8 @@ func (b *builder) taint(f field) {
 	}
 	b.subst = b.subst || f.subst
 	b.remote = b.remote || f.remote
-	if f.secret != "" {
-		b.secret = f.secret
+	if f.sec != nil {
+		b.secret = f.sec.name
 	}
 	b.proc = b.proc || f.proc
 	b.under = b.under || f.under
@@ -132,7 +129,7 @@ func (a *analyzer) word(c *ctx, st *state, w *syntax.Word, assign bool) []field 
 		f := field{val: b.sb.String(), known: b.known, reason: b.reason, glob: b.glob, subst: b.subst,
 			remote: b.remote, proc: b.proc, under: b.under, named: b.named, pos: sp.start, end: sp.end}
 		if b.secret != "" {
-			f.secret, f.partial = b.secret, f.val
+			f.sec = &secretRef{name: b.secret, partial: f.val}
 		}
 		if !f.known {
 			f.val = ""
@@ -778,8 +775,8 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 	f := unknownField("output of command substitution is not known at check time")
 	f.subst = true
 	for i := start; i < len(a.out.Commands); i++ {
-		if ss := a.meta[i].secrets; len(ss) > 0 && f.secret == "" {
-			f.secret = ss[0] // $(echo $TOKEN | base64)
+		if ss := a.meta[i].secrets; len(ss) > 0 && f.sec == nil {
+			f.sec = &secretRef{name: ss[0]} // $(echo $TOKEN | base64)
 		}
 		if isFetcher(&a.out.Commands[i]) {
 			f.remote = true
@@ -1145,4 +1142,19 @@ func (a *analyzer) quietThenPrint(start int, x *syntax.CmdSubst) (field, bool) {
 		return field{val: strings.TrimRight(out, "\n"), known: true, subst: true}, true
 	}
 	return field{}, false
+}
+
+// secretRef names the secret-named variable (GITHUB_TOKEN) whose value a
+// field holds; partial is the field's text with the unknown parts left
+// out (https://x.example/?k=), enough to see the host it goes to.
+type secretRef struct {
+	name, partial string
+}
+
+// secretName is the secret variable f holds, or "".
+func (f field) secretName() string {
+	if f.sec == nil {
+		return ""
+	}
+	return f.sec.name
 }
