@@ -65,6 +65,7 @@ func TestEverydayGitAndCaches(t *testing.T) {
 		{call: bash("git config --global filter.lfs.smudge /tmp/s"), want: Deny},
 		{call: bash("git config --global include.path /tmp/extra.gitconfig"), want: Deny},
 		{call: bash("git config --global safe.directory '*'"), want: Deny},
+		{call: bash("git config --global --add safe.directory \"$PWD\""), want: Allow},
 		{call: bash("git config --global --edit"), want: Deny},
 		{call: bash("HOME=/etc git config --global user.name root"), want: Deny},
 		{call: bash("npm config set script-shell /tmp/sh"), want: Deny},

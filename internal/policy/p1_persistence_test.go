@@ -41,6 +41,7 @@ func TestPersistenceFilesInWorkspace(t *testing.T) {
 		{call: tool2("edit", "frontend/.vscode/tasks.json"), want: Ask},
 		{call: bash("echo '{\"terminal.integrated.env.linux\":{\"PATH\":\"/tmp/x\"}}' > .vscode/settings.json"), want: Ask},
 		{call: bash("printf 'npx lint-staged\\n' > .husky/pre-commit"), want: Ask},
+		{call: bash("jq '.\"python.defaultInterpreterPath\"=\"/tmp/py\"' .vscode/settings.json | sponge .vscode/settings.json"), want: Ask},
 		{call: bash("cp hooks/commit-msg .husky/"), want: Ask},
 		{call: tool2("write", ".pre-commit-config.yaml"), want: Ask},
 		{call: bash("echo 'pre-commit: {commands: {x: {run: make}}}' > lefthook.yml"), want: Ask},

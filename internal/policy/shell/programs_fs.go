@@ -95,6 +95,10 @@ func fsPrograms() []program {
 			k.sourcesGlob(p.ops, true)
 		}, examples: []example{ex("truncate -s 0 -r ref log", "read /home/u/proj/ref", "write /home/u/proj/log"),
 			ex("truncate -s0 src/*.go", "tag workspace.sources"), ex("truncate -s 0 logs/*.log", "!tag workspace.sources")}},
+		{names: []string{"sponge"}, model: func(k *call) {
+			// moreutils' sponge soaks up stdin, then writes (-a appends) its file
+			k.files(Write, parseOpts(k.args, spec{}).ops, false)
+		}, examples: []example{ex("jq . a.json | sponge a.json", "write /home/u/proj/a.json"), ex("echo x | sponge -a ~/.bashrc", "write /home/u/.bashrc")}},
 		{names: []string{"touch"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{arg: "dtr", long: []string{"date", "reference", "time"}})
 			k.files(Write, p.ops, false)
