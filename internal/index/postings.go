@@ -53,8 +53,10 @@ type runHead struct {
 	n          uint32 // bytes in the run
 }
 
-func newPostingsBuilder[K ~uint32 | ~string](pay bool) *postingsBuilder[K] {
-	return &postingsBuilder[K]{runs: map[K]runHead{}, arena: make([]byte, blockSize, 1<<16), pay: pay}
+// newPostingsBuilder returns a builder sized for about keys keys and
+// size bytes of runs (hints: it grows past them).
+func newPostingsBuilder[K ~uint32 | ~string](pay bool, keys, size int) *postingsBuilder[K] {
+	return &postingsBuilder[K]{runs: make(map[K]runHead, keys), arena: make([]byte, blockSize, max(1<<16, size)), pay: pay}
 }
 
 func (b *postingsBuilder[K]) newBlock() uint32 {

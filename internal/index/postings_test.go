@@ -12,8 +12,8 @@ import (
 func TestPostings(t *testing.T) {
 	type entry struct{ v, pay uint32 }
 	want := map[string][]entry{}
-	sb := newPostingsBuilder[string](true)
-	tb := newPostingsBuilder[trigram](false)
+	sb := newPostingsBuilder[string](true, 0, 0)
+	tb := newPostingsBuilder[trigram](false, 0, 0)
 	wantTri := map[trigram][]uint32{}
 	for k := range 50 {
 		key := fmt.Sprintf("term%d", k)
@@ -76,7 +76,7 @@ func TestPostings(t *testing.T) {
 	}
 	// Front coding: keys that share prefixes, across blocks; lookups of
 	// keys between and beyond them.
-	b := newPostingsBuilder[string](true)
+	b := newPostingsBuilder[string](true, 0, 0)
 	var keys []string
 	for _, w := range []string{"", "a", "ab", "abc", "abd", "b", "ba", "bab", "http", "httptest", "https", "z"} {
 		for i := range 5 {
