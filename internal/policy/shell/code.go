@@ -1407,15 +1407,29 @@ func (s *codeScan) downloadCall(i int, name string) {
 // receiver is the path. It reports whether name was such a method.
 func (s *codeScan) methodFileCall(i int, name string) bool {
 	ts := s.toks
+	if i+1 >= len(ts) || ts[i+1].kind != cPunct || ts[i+1].val != "(" {
+		return false
+	}
+	var recv []ctok
+	if dot := strings.LastIndexByte(ts[i].val, '.'); dot > 0 && s.known(ts[i].val[:dot]) {
+		// p.read_text() with p = Path.home() / ".ssh" / "id_rsa"
+		name = ts[i].val[dot+1:]
+		recv = []ctok{{kind: cIdent, val: ts[i].val[:dot]}}
+	}
 	kind, ok := pathMethods[name]
-	if !ok || i < 2 || ts[i-1].kind != cPunct || ts[i-1].val != "." || i+1 >= len(ts) || ts[i+1].kind != cPunct || ts[i+1].val != "(" {
+	if !ok {
 		return false
 	}
-	start := receiverStart(ts, i-1)
-	if start < 0 {
-		return false
+	if recv == nil {
+		if i < 2 || ts[i-1].kind != cPunct || ts[i-1].val != "." {
+			return false
+		}
+		start := receiverStart(ts, i-1)
+		if start < 0 {
+			return false
+		}
+		recv = ts[start : i-1]
 	}
-	recv := ts[start : i-1]
 	if len(recv) >= 2 && recv[0].kind == cPunct && recv[0].val == "(" && closeParen(recv, 0) == len(recv)-1 {
 		recv = recv[1 : len(recv)-1]
 	}

@@ -17,6 +17,8 @@ func TestHomeBuiltInCode(t *testing.T) {
 		{`python3 -c 'from pathlib import Path; print(Path.home().joinpath(".aws", "credentials").read_text())'`, []string{"read /home/u/.aws/credentials"}},
 		{`python3 -c 'import os; f=open(os.path.join(os.path.expanduser("~"), ".zshrc"), "a"); f.write("x")'`, []string{"write /home/u/.zshrc"}},
 		{`python3 -c 'import sys; from pathlib import Path; Path.home().joinpath(sys.argv[1]).unlink()' x`, []string{"delete ?"}},
+		{`python3 -c 'from pathlib import Path; k = Path.home() / ".ssh" / "id_ed25519"; print(k.read_text())'`, []string{"read /home/u/.ssh/id_ed25519"}},
+		{`python3 -c 'from pathlib import Path; p = Path("out.txt"); p.write_text("x")'`, []string{"!write /home/u/out.txt"}},
 		{`node -e 'const fs=require("fs"); console.log(fs.readFileSync(require("os").homedir() + "/.npmrc", "utf8"))'`, []string{"read /home/u/.npmrc"}},
 		{`ruby -e 'puts File.read(Dir.home + "/.netrc")'`, []string{"read /home/u/.netrc"}},
 		{`perl -e 'unlink glob("~/.config/*.bak")'`, []string{"delete /home/u/.config/*.bak"}},
