@@ -240,6 +240,10 @@ type state struct {
 	// branch is the git branch checked out earlier in the line (git
 	// checkout/switch) in the repository at branchDir; "" when not known.
 	branch, branchDir string
+	// remote is the host the shell runs on when it is another machine
+	// (ssh HOST CMD, ansible, pdsh): its commands carry the attr remote,
+	// so the rules judge their paths as that machine's, not this one's.
+	remote string
 }
 
 // variable is a shell variable as far as it is known.
@@ -275,7 +279,7 @@ func cleanAbs(p string) string {
 
 func (st *state) clone() *state {
 	n := &state{dir: st.dir, dirWhy: st.dirWhy, posKnown: st.posKnown, pos: st.pos, dead: st.dead,
-		ctr: st.ctr, branch: st.branch, branchDir: st.branchDir}
+		ctr: st.ctr, branch: st.branch, branchDir: st.branchDir, remote: st.remote}
 	n.dirStack = append([]string(nil), st.dirStack...)
 	n.vars = make(map[string]variable, len(st.vars))
 	for k, v := range st.vars {
@@ -288,7 +292,7 @@ func (st *state) clone() *state {
 // directory, only exported variables (plus extra) known.
 func (st *state) child(extra map[string]field) *state {
 	n := &state{dir: st.dir, dirWhy: st.dirWhy, vars: map[string]variable{},
-		ctr: st.ctr, branch: st.branch, branchDir: st.branchDir}
+		ctr: st.ctr, branch: st.branch, branchDir: st.branchDir, remote: st.remote}
 	for k, v := range st.vars {
 		if v.exported {
 			n.vars[k] = v

@@ -622,6 +622,9 @@ func (a *analyzer) newCall(c *ctx, st *state, argv []field, ro runOpts) *call {
 	}
 	k.cmd = Command{Argv: av, Dir: st.dir, Span: c.mkSpan(ro.sp), Via: c.via}
 	k.cmd.Effects = append(k.cmd.Effects, ro.effs...)
+	if st.remote != "" {
+		k.attr("remote", st.remote)
+	}
 	for _, t := range ro.tags {
 		k.tag(t)
 	}

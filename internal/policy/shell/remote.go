@@ -95,6 +95,11 @@ func (k *call) ssh() {
 			rc = lit(in.text)
 		}
 		k.attr("remote-command", strings.TrimSpace(rc.val))
+	case !p.has("N", "T", "G", "V", "Q", "O"):
+		// an interactive login: what is typed there is not known here
+		k.tag(TagRemoteCommand)
+		k.attr("reason", "opens an interactive shell on "+hostName+", where the commands typed are not known at check time")
+		return
 	default:
 		return
 	}
@@ -119,10 +124,11 @@ func (k *call) remoteRun(rc field, host, via string) {
 	if !remoteReadOnly(rc.val, k.a.opts) {
 		k.tag(TagRemoteCommand)
 	}
-	var st *state
+	st := k.st.clone()
 	if k.a.opts.Home != "" {
 		st = k.withDir(lit(k.a.opts.Home))
 	}
+	st.remote = orDefault(host, "?")
 	// the remote shell reads its input from here: a script piped into
 	// ssh host bash -s is that shell's stdin
 	// data destroyed there is destroyed on that host: the call that
