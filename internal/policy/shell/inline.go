@@ -224,6 +224,7 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 		return
 	}
 	k.codeSinks(code, lang, depth)
+	k.codeSecretEnv(src)
 	backticksRun := lang == "perl" || lang == "ruby" || lang == "php"
 	usedAsMode := map[int]bool{}
 	for i, l := range lits {

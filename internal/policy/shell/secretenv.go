@@ -3,6 +3,7 @@ package shell
 import (
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -156,7 +157,14 @@ func (k *call) secretEnv() {
 	if !sends {
 		return // not a network program
 	}
-	hosts = append(hosts, urls...)
+	k.judgeSend(names, append(hosts, urls...), unknownHost)
+}
+
+// judgeSend tags the call as sending the secrets names to hosts (URLs or
+// host names; unknownHost when some host is not known): to a host one of
+// them is not for is secret-host=other, to a host that cannot be matched
+// secret-host=unknown; this machine and private networks are fine.
+func (k *call) judgeSend(names, hosts []string, unknownHost bool) {
 	verdict, where := "", ""
 	for _, n := range names {
 		for _, h := range hosts {
@@ -388,4 +396,39 @@ func gitRemoteSet(args []field) bool {
 		}
 	}
 	return false
+}
+
+// codeEnvRead finds the environment variables code reads by name:
+// os.environ["X"], os.getenv("X"), process.env.X, ENV["X"], $ENV{X},
+// Deno.env.get("X"), Bun.env.X, System.getenv("X").
+var codeEnvRead = regexp.MustCompile(`(?:environ(?:\.get)?\s*[\[(]\s*["']|getenv\s*\(\s*["']|(?:process|Bun|import\.meta)\.env\.|process\.env\[\s*["']|ENV\[\s*["']|ENV\.fetch\(\s*["']|\$ENV\{\s*["']?|Deno\.env\.get\(\s*["']|System\.getenv\(\s*["'])([A-Za-z_][A-Za-z0-9_]*)`)
+
+// codeURL finds the addresses code names.
+var codeURL = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://[^\s"'\x60<>)]+`)
+
+// codeNetWords mark code that reaches the network.
+var codeNetWords = []string{"urlopen", "requests.", "httpx", "urllib", "fetch(", "axios", "http.request", "https.request", "http.get", "https.get",
+	"net::http", "net.http", "lwp", "http::tiny", "curl_", "socket", "smtplib", "websocket", "xmlhttprequest", "invoke-webrequest",
+	"invoke-restmethod", "webclient", "httpclient", "open-uri", "uri.open", "faraday", "httparty", "got(", "undici", "dns.resolve", "getaddrinfo"}
+
+// codeSecretEnv judges inline code that reads a secret-named variable from
+// its environment and reaches the network: the secret is sent to the
+// addresses the code names (deny when it is not for them), or to an
+// address not known at check time (ask).
+func (k *call) codeSecretEnv(src string) {
+	var names []string
+	for _, m := range codeEnvRead.FindAllStringSubmatch(src, 8) {
+		if isSecretName(m[1]) {
+			names = addSecrets(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	l := strings.ToLower(src)
+	urls := codeURL.FindAllString(src, 8)
+	if len(urls) == 0 && !hasAny(l, codeNetWords) {
+		return
+	}
+	k.judgeSend(names, urls, len(urls) == 0)
 }
