@@ -59,6 +59,8 @@ func TestIrreversibleWorkDrops(t *testing.T) {
 		{call: bash("rm -rf src/__generated__/*.ts"), want: Allow},
 		{call: bash("find . -name 'zz_generated.*.go' -delete"), want: Allow},
 		{call: bash("rm internal/store/mock_*.go"), want: Allow},
+		{call: bash("find . -name '*.d.ts' -not -path './node_modules/*' -delete"), want: Ask}, // a negated test
+		{call: bash("rm -f types/*.d.ts public/*.min.js"), want: Allow},
 		{call: bash("rm -f src/*.orig src/*.rej"), want: Allow},
 		{call: bash("rm src/old_handler.go"), want: Allow},
 		{call: bash("find . -name '*.pyc' -o -name '*.pyo' -delete"), want: Allow},

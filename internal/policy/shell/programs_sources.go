@@ -72,7 +72,7 @@ var generatedDirs = map[string]bool{"gen": true, "generated": true, "__generated
 // generated reports whether a file name or pattern names generated code:
 // below a generated dir (gen/*.go), or by a generator's marker in its name
 // (*.pb.go, *_pb2.py, *_gen.go, *.gen.ts, *.generated.cs, *.g.dart,
-// mock_*.go, *_mock.go).
+// mock_*.go, *_mock.go, *.d.ts, *.min.js).
 func generated(name string) bool {
 	for _, seg := range strings.Split(path.Dir(name), "/") {
 		if generatedDirs[seg] {
@@ -83,7 +83,8 @@ func generated(name string) bool {
 	if i := strings.LastIndexByte(b, '.'); i > 0 {
 		b = b[:i]
 	}
-	for _, m := range []string{".pb", "_pb2", "_pb2_grpc", "_grpc.pb", "_gen", ".gen", "-gen", ".generated", "_generated", ".g", "_mock", "_mocks", ".mock"} {
+	// .d (TypeScript declarations) and .min (minified bundles) are emitted
+	for _, m := range []string{".pb", "_pb2", "_pb2_grpc", "_grpc.pb", "_gen", ".gen", "-gen", ".generated", "_generated", ".g", "_mock", "_mocks", ".mock", ".d", ".min"} {
 		if strings.HasSuffix(b, m) {
 			return true
 		}
