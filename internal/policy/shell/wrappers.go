@@ -437,6 +437,9 @@ func (k *call) xargs() {
 	p := parseOpts(k.args, spec{arg: "adEILnPs", optArg: "eil", long: []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, stop: true})
 	src := unknownField("arguments come from stdin")
 	src.remote = k.c.stdin.remote
+	if ss := k.c.stdin.secrets; len(ss) > 0 {
+		src.sec = &secretRef{name: ss[0]} // echo "$TOKEN" | xargs -I{} curl -H "X: {}" …
+	}
 	if ps := k.c.stdin.paths; ps != nil {
 		// find ROOT -name N | xargs cmd: cmd gets files called N below ROOT
 		src = *ps
@@ -538,6 +541,9 @@ func (k *call) substArgs(cmd []field, repl string, bind field) []field {
 			t.bind = &bc
 			t.reason = bind.reason
 			t.under = bind.under
+			if bind.sec != nil {
+				t.sec = &secretRef{name: bind.sec.name, partial: strings.ReplaceAll(f.val, repl, "")}
+			}
 			out = append(out, t)
 			continue
 		}
