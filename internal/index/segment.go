@@ -115,8 +115,10 @@ func newSegment(docs []*doc) *segment {
 	}
 	firstChunk := make([]uint32, batch)
 	tks := make([]*tokenizer, workers)
+	scs := make([]*scratch, workers)
 	for i := range tks {
 		tks[i] = newTokenizer()
+		scs[i] = newScratch(shards)
 	}
 	for lo := 0; lo < len(docs); lo += batch {
 		hi := min(lo+batch, len(docs))
@@ -125,16 +127,17 @@ func newSegment(docs []*doc) *segment {
 		next.Store(int64(lo))
 		for w := range workers {
 			wg.Add(1)
-			go func(bs *bitset, tk *tokenizer) {
+			go func(bs *bitset, tk *tokenizer, sc *scratch) {
 				defer wg.Done()
+				sc.reset() // the last batch is in the postings
 				for {
 					i := int(next.Add(1) - 1)
 					if i >= hi {
 						return
 					}
-					work[i-lo] = docWorkOf(docs[i], bs, tk, shards)
+					work[i-lo] = docWorkOf(docs[i], bs, tk, sc, shards)
 				}
-			}(seen[w], tks[w])
+			}(seen[w], tks[w], scs[w])
 		}
 		wg.Wait()
 		for i := lo; i < hi; i++ {
@@ -191,11 +194,11 @@ func newSegment(docs []*doc) *segment {
 
 // docWorkOf computes a doc's trigrams and chunk terms, split by shard.
 // Chunk terms are added in chunk order, so every term's values ascend.
-func docWorkOf(d *doc, bs *bitset, tk *tokenizer, shards int) docWork {
+func docWorkOf(d *doc, bs *bitset, tk *tokenizer, sc *scratch, shards int) docWork {
 	var dw docWork
 	switch {
 	case d.content != nil && bs != nil:
-		dw.tris = shardedTrigrams(d.content, bs, shards)
+		dw.tris = sc.trigrams(d.content, bs)
 	case d.content != nil || d.tris != nil:
 		tris := d.tris
 		if d.content != nil {
@@ -208,13 +211,77 @@ func docWorkOf(d *doc, bs *bitset, tk *tokenizer, shards int) docWork {
 		}
 	}
 	if d.ranked {
-		dw.terms = make([][]termEntry, shards)
-		dw.lens = chunkTerms(d, tk, func(c int, t string, tf uint32) {
+		start := make([]int, shards)
+		for sh := range start {
+			start[sh] = len(sc.terms[sh])
+		}
+		dw.lens = chunkTerms(d, tk, sc, func(c int, t string, tf uint32) {
 			sh := shardOf(t, shards)
-			dw.terms[sh] = append(dw.terms[sh], termEntry{t, uint32(c), tf})
+			sc.terms[sh] = append(sc.terms[sh], termEntry{t, uint32(c), tf})
 		})
+		dw.terms = make([][]termEntry, shards)
+		for sh := range start {
+			dw.terms[sh] = sc.terms[sh][start[sh]:len(sc.terms[sh]):len(sc.terms[sh])]
+		}
 	}
 	return dw
+}
+
+// scratch is a worker's memory for docWorkOf, reused from batch to batch:
+// a batch's trigrams and terms are pieces of its slices until they are in
+// the postings (a build of $GOROOT/src allocated 0.8 GB for them before).
+type scratch struct {
+	tris   [][]trigram   // by shard
+	terms  [][]termEntry // by shard
+	starts []int         // line starts of the doc at hand
+	counts map[string]uint32
+}
+
+func newScratch(shards int) *scratch {
+	return &scratch{tris: make([][]trigram, shards), terms: make([][]termEntry, shards), counts: make(map[string]uint32, 64)}
+}
+
+// reset makes the slices' memory free for the next batch (the pieces
+// handed out before must no longer be in use).
+func (sc *scratch) reset() {
+	for sh := range sc.tris {
+		sc.tris[sh] = sc.tris[sh][:0]
+		clear(sc.terms[sh]) // the term strings can go
+		sc.terms[sh] = sc.terms[sh][:0]
+	}
+}
+
+// trigrams returns the distinct folded trigrams of content split by
+// shard, in no particular order, as pieces of sc's slices; seen (all
+// clear, and left so) deduplicates them.
+func (sc *scratch) trigrams(content []byte, seen *bitset) [][]trigram {
+	shards := len(sc.tris)
+	out := make([][]trigram, shards)
+	if len(content) < 3 {
+		return out
+	}
+	start := make([]int, shards)
+	for sh := range start {
+		start[sh] = len(sc.tris[sh])
+	}
+	a, b := fold(content[0]), fold(content[1])
+	for i := 2; i < len(content); i++ {
+		c := fold(content[i])
+		t := uint32(a)<<16 | uint32(b)<<8 | uint32(c)
+		if w, bit := &seen.w[t>>6], uint64(1)<<(t&63); *w&bit == 0 {
+			*w |= bit
+			sh := int(t % uint32(shards))
+			sc.tris[sh] = append(sc.tris[sh], trigram(t))
+		}
+		a, b = b, c
+	}
+	for sh := range out {
+		out[sh] = sc.tris[sh][start[sh]:len(sc.tris[sh]):len(sc.tris[sh])]
+		for _, t := range out[sh] {
+			seen.clear(uint32(t))
+		}
+	}
+	return out
 }
 
 // triRun returns trigram t's postings run.
@@ -231,38 +298,6 @@ func (s *segment) triValues(t trigram) []uint32 {
 // termPostings returns the postings shard of term t.
 func (s *segment) termPostings(t string) *postings[string] {
 	return &s.terms[shardOf(t, len(s.terms))]
-}
-
-// shardedTrigrams returns the distinct folded trigrams of content split
-// by shard, in no particular order; seen (all clear, and left so)
-// deduplicates them. The slices are sized for a file's usual number of
-// distinct trigrams, so they rarely grow.
-func shardedTrigrams(content []byte, seen *bitset, shards int) [][]trigram {
-	out := make([][]trigram, shards)
-	if len(content) < 3 {
-		return out
-	}
-	est := min(len(content)/3, 1<<13)/shards + 16
-	for sh := range out {
-		out[sh] = make([]trigram, 0, est)
-	}
-	a, b := fold(content[0]), fold(content[1])
-	for i := 2; i < len(content); i++ {
-		c := fold(content[i])
-		t := uint32(a)<<16 | uint32(b)<<8 | uint32(c)
-		if w, bit := &seen.w[t>>6], uint64(1)<<(t&63); *w&bit == 0 {
-			*w |= bit
-			sh := int(t % uint32(shards))
-			out[sh] = append(out[sh], trigram(t))
-		}
-		a, b = b, c
-	}
-	for _, ts := range out {
-		for _, t := range ts {
-			seen.clear(uint32(t))
-		}
-	}
-	return out
 }
 
 // trigramsOf returns the distinct folded trigrams of content, sorted
@@ -297,12 +332,13 @@ func compactTrigrams(s []trigram) []trigram {
 // chunk, and returns each chunk's length. A chunk's terms are its text's,
 // its file path's and its scope's (the names of the definitions it is in,
 // counted three times: a definition's name says most about it).
-func chunkTerms(d *doc, tk *tokenizer, emit func(chunk int, term string, tf uint32)) []uint32 {
-	starts := lineStarts(d.content)
+func chunkTerms(d *doc, tk *tokenizer, sc *scratch, emit func(chunk int, term string, tf uint32)) []uint32 {
+	sc.starts = appendLineStarts(sc.starts[:0], d.content)
+	starts := sc.starts
 	pathTerms := map[string]uint32{}
 	tk.tokenize([]byte(d.path), func(t string) { pathTerms[t]++ })
 	lens := make([]uint32, d.chunks.len())
-	m := make(map[string]uint32, 64) // one chunk's counts, cleared for the next
+	m := sc.counts // one chunk's counts, cleared for the next
 	for i := range d.chunks.len() {
 		c := d.chunks.at(i)
 		clear(m)
@@ -326,7 +362,12 @@ func chunkTerms(d *doc, tk *tokenizer, emit func(chunk int, term string, tf uint
 
 // lineStarts returns the byte offset of each line's start.
 func lineStarts(content []byte) []int {
-	starts := []int{0}
+	return appendLineStarts(nil, content)
+}
+
+// appendLineStarts appends the byte offset of each line's start to starts.
+func appendLineStarts(starts []int, content []byte) []int {
+	starts = append(starts, 0)
 	for i, c := range content {
 		if c == '\n' && i+1 < len(content) {
 			starts = append(starts, i+1)
