@@ -792,7 +792,8 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 	flatten(x.Y)
 	pipeSpan := c.mkSpan(nodeSpan(x))
 	in := c.stdin
-	starts := make([]int, 0, len(parts)+1)
+	var startBuf [8]int
+	starts := startBuf[:0] // on the stack for the usual short pipeline
 	for _, p := range parts {
 		start := len(a.out.Commands)
 		starts = append(starts, start)
