@@ -273,6 +273,12 @@ const maxLinks = 64
 // root, one Lstat per component, and stops at the first one that does not
 // exist. Dangling symlinks are followed to where they point. On a symlink
 // loop it returns p.
+// isDir reports whether an absolute path is an existing directory.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
 func resolvePath(p string) string {
 	if !filepath.IsAbs(p) {
 		return p

@@ -260,6 +260,19 @@ func (k *call) gitCheckout(rest []field, flow *state) {
 			paths = true
 		}
 	}
+	if !paths && !p.has("b", "B", "orphan", "p", "patch") {
+		// git checkout TREE-ISH DIR: a directory is a pathspec (the tree
+		// under it is overwritten); a lone operand is a branch first
+		// unless it is spelled as a path (src/, ./src)
+		for i, o := range p.ops {
+			lone := i == 0 && (len(p.ops) == 1 && !(strings.HasSuffix(o.val, "/") || strings.HasPrefix(o.val, "./") || strings.HasPrefix(o.val, "../")) || len(p.ops) > 1)
+			if !lone && k.isDirPath(o) {
+				k.file(Write, o, true)
+				k.discardIfWhole([]field{o}, "checkout")
+				return
+			}
+		}
+	}
 	if p.has("f", "force") || paths {
 		k.file(Write, lit("."), true)
 		k.tag(TagGitDiscard)
@@ -559,7 +572,7 @@ func (k *call) discardIfWhole(paths []field, what string) {
 		// a pathspec git matches itself ('*.go', ':(glob)src/**') is many
 		// files, as a shell glob is
 		if !o.known || o.glob || o.val == "." || o.val == "./" || o.val == ":/" || o.val == "*" || strings.HasSuffix(o.val, "/") ||
-			strings.ContainsAny(o.val, "*?[") || strings.HasPrefix(o.val, ":(") {
+			strings.ContainsAny(o.val, "*?[") || strings.HasPrefix(o.val, ":(") || k.isDirPath(o) {
 			k.tag(TagGitDiscard)
 			k.attr("discard", what+" "+o.text(k.c))
 			return
@@ -573,4 +586,14 @@ func (k *call) discardIfWhole(paths []field, what string) {
 func (k *call) gitDrop(what string) {
 	k.tag(TagGitDiscard)
 	k.attr("discard", what)
+}
+
+// isDirPath reports whether a known path names an existing directory
+// (Options.IsDir): a pathspec that is a directory is the tree under it.
+func (k *call) isDirPath(o field) bool {
+	if k.a.opts.IsDir == nil || !o.known {
+		return false
+	}
+	e, ok := k.a.target(k.st, Write, o, false)
+	return ok && !e.Unknown && e.Target != "" && k.a.opts.IsDir(e.Target)
 }

@@ -119,6 +119,12 @@ type Options struct {
 	// are cleaned lexically. It is used for paths that climb with ".."
 	// after a named component, and for cd -P.
 	Resolve func(path string) string
+	// IsDir, when set, reports whether an absolute path is an existing
+	// directory (following symlinks). It answers the questions whose
+	// answer is the file system's: a git pathspec naming a directory
+	// discards a tree, a relative cd searches CDPATH's entries. Without
+	// it, those paths are taken as plain files and names.
+	IsDir func(path string) bool
 }
 
 // Tags for recognised operations (Command.Tags) and findings (Finding.Tag).

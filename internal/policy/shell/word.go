@@ -568,6 +568,15 @@ func (a *analyzer) isSet(st *state, name string) (set, known bool) {
 	return false, false
 }
 
+// digitParams are the parameters bash always expands to a non-empty
+// string of digits (a process id, a counter, a random number, a status);
+// $! is not one (empty before the first background job).
+var digitParams = map[string]bool{"$": true, "?": true, "RANDOM": true, "SRANDOM": true, "LINENO": true, "SECONDS": true,
+	"BASHPID": true, "EPOCHSECONDS": true, "PPID": true, "UID": true, "EUID": true}
+
+// digitsStandIn is the value a digit-only parameter is analysed as.
+const digitsStandIn = "4242"
+
 func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []field {
 	if x.Param == nil {
 		return []field{unknownField("unsupported parameter expansion")}
@@ -602,9 +611,19 @@ func (a *analyzer) param(c *ctx, st *state, x *syntax.ParamExp, quoted bool) []f
 			return a.positional(st, false)
 		}
 		return []field{unknownField("positional parameters are not known at check time")}
-	case "?", "$", "!", "#", "-", "_", "RANDOM", "SRANDOM", "LINENO", "SECONDS", "BASHPID", "EPOCHREALTIME", "EPOCHSECONDS":
+	case "?", "$", "!", "#", "-", "_", "RANDOM", "SRANDOM", "LINENO", "SECONDS", "BASHPID", "EPOCHREALTIME", "EPOCHSECONDS", "PPID", "UID", "EUID":
 		if name == "#" && st.posKnown {
 			return []field{lit(strconv.Itoa(max(len(st.pos)-1, 0)))}
+		}
+		// (assigning one seeds or resets it, or fails: still digits)
+		if digitParams[name] && x.Exp == nil && x.Slice == nil && x.Repl == nil && len(x.Modifiers) == 0 && x.Names == 0 && !x.Length {
+			// always a non-empty string of digits: a path built from it
+			// (/tmp/scratch.$$) cannot leave its directory, so any
+			// digits stand for it
+			return []field{lit(digitsStandIn)}
+		}
+		if name == "PPID" || name == "UID" || name == "EUID" {
+			break
 		}
 		return []field{unknownField("special parameter $" + name + " is not known at check time")}
 	}
