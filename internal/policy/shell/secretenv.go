@@ -425,10 +425,19 @@ func (k *call) codeSecretEnv(src string) {
 	if len(names) == 0 {
 		return
 	}
-	l := strings.ToLower(src)
+	l := strings.ToLower(codeEnvRead.ReplaceAllString(src, " ")) // ENV.fetch("X") is no download
 	urls := codeURL.FindAllString(src, 8)
 	if len(urls) == 0 && !hasAny(l, codeNetWords) {
+		if hasAny(l, codePrintWords) || hasArg(k.args, "-p", "--print") {
+			// print(os.environ["GITHUB_TOKEN"]), node -p process.env.X:
+			// printed to the agent, as echo "$GITHUB_TOKEN" is
+			k.tag(TagSecretEnvPrint)
+			k.attr("secret-var", strings.Join(names, ","))
+		}
 		return
 	}
 	k.judgeSend(names, urls, len(urls) == 0)
 }
+
+// codePrintWords mark code that prints to its output.
+var codePrintWords = []string{"print", "console.log", "console.error", "puts ", "puts(", "say ", "echo ", "stdout", "pp(", "p(", "dump", "var_dump", "inspect"}
