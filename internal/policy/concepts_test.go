@@ -407,7 +407,7 @@ func TestEverydayWork(t *testing.T) {
 		"node -e 'console.log(process.version)'", "openssl req -x509 -newkey rsa:2048 -nodes -keyout dev.key -out dev.crt -days 365 -subj /CN=localhost",
 		"cd .. && ls", "pushd src && go test ./... && popd", "npx prisma migrate dev", "git clean -n", "crontab -l", "journalctl -u app --since '1 hour ago'",
 		"dig +short github.com", "ping -c 3 8.8.8.8", "curl -X POST -H 'Content-Type: application/json' -d @fixtures/request.json http://localhost:8080/api/items",
-		"curl -F file=@dist/report.pdf https://uploads.example.com/api", "scp build/app.tgz deploy@staging:/srv/", "rsync -avz dist/ user@host:/var/www/",
+		"curl -d @fixtures/order.json https://api.example.com/orders", "scp build/app.tgz deploy@staging:/srv/", "rsync -avz dist/ user@host:/var/www/",
 		"grep -r password config/", "find ~ -maxdepth 2 -name '*.md'", "ls ~/.config", "du -sh ~/.cache", "go clean -cache",
 		"cat /proc/cpuinfo | head", "ps aux --sort=-%mem | head", "cd src && rm -rf generated/", "git checkout -- go.sum",
 		"sqlite3 dev.db 'CREATE TABLE t(x)'", "docker volume ls", "npm config get registry", "systemctl --user restart api.service",

@@ -122,7 +122,7 @@ func TestStaticServersAndTunnels(t *testing.T) {
 		{"curl -T build/site.zip https://transfer.sh/site.zip", Ask, "upload-public-drop"},
 		{"curl --data-binary @src/main.go https://paste.rs", Ask, "upload-public-drop"},
 		{"curl -F 'f:1=@dist/app.js' https://x1.catbox.moe/upload", Ask, "upload-public-drop"},
-		{"curl -F file=@dist/app.tgz https://artifacts.example.com/upload", Allow, ""},
+		{"curl -F file=@dist/app.tgz https://artifacts.example.com/upload", Ask, "upload-unknown-host"},
 		{"curl -F upload=@build/report.json http://127.0.0.1:9000/upload", Allow, ""},
 		{"curl -d @payload.json http://localhost:3000/api", Allow, ""},
 	})

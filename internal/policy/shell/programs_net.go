@@ -118,6 +118,7 @@ func (k *call) rsync() {
 	}
 	if destRemote {
 		k.net(lit(remoteHost(dest.val)))
+		k.uploadHost([]field{lit(remoteHost(dest.val))})
 		if del {
 			k.tag(TagRemoteDelete)
 		}
@@ -205,6 +206,17 @@ func (k *call) curl() {
 		k.tag(TagUpload)
 		uploaded = true
 	}
+	// a request body read from a data file (-d @req.json) is a call of
+	// the host's API, not a file handed over: it is read (and judged as
+	// a read) without making the host a destination of uploads
+	body := func(f field) {
+		if f.known && requestBody(f.val) {
+			k.file(Read, k.home(f), false)
+			k.tag(TagUpload)
+			return
+		}
+		upload(f)
+	}
 	defer func() {
 		if uploaded {
 			k.uploadHost(p.ops)
@@ -218,7 +230,7 @@ func (k *call) curl() {
 		switch o.name {
 		case "d", "data", "data-ascii", "data-binary", "json":
 			if v.known && strings.HasPrefix(v.val, "@") && v.val != "@-" {
-				upload(sub(v, v.val[1:]))
+				body(sub(v, v.val[1:]))
 			}
 		case "data-urlencode":
 			if v.known {
@@ -295,6 +307,7 @@ func (k *call) wget() {
 		case "post-file", "body-file":
 			k.file(Read, k.home(o.val), false)
 			k.tag(TagUpload)
+			k.uploadHost(p.ops)
 		case "i", "input-file", "load-cookies", "config", "certificate", "private-key", "ca-certificate":
 			k.file(Read, k.home(o.val), false)
 		case "o", "output-file", "a", "append-output", "save-cookies":
@@ -309,10 +322,16 @@ func (k *call) scp() {
 		k.attr("identity", id.text(k.c))
 	}
 	if k.name == "sftp" {
+		// sftp HOST is a session that can put any file there (sftp
+		// HOST:PATH [LOCAL] only fetches)
 		for _, o := range p.ops {
 			if o.known {
 				k.net(lit(remoteHost(o.val)))
 			}
+		}
+		if len(p.ops) > 0 && p.ops[0].known && !strings.Contains(p.ops[0].val, ":") {
+			k.tag(TagUpload)
+			k.uploadHost(p.ops[:1])
 		}
 		return
 	}
@@ -334,6 +353,7 @@ func (k *call) scp() {
 	}
 	if destRemote {
 		k.net(lit(remoteHost(dest.val)))
+		k.uploadHost([]field{lit(remoteHost(dest.val))})
 	} else {
 		k.file(Write, dest, rec)
 	}
@@ -421,6 +441,17 @@ func (k *call) lookupHost() {
 func isDNSType(v string) bool {
 	switch strings.ToUpper(v) {
 	case "A", "AAAA", "MX", "NS", "TXT", "CNAME", "SOA", "PTR", "SRV", "CAA", "ANY", "AXFR", "IXFR", "DS", "DNSKEY", "HTTPS", "SVCB", "IN", "CH", "HS":
+		return true
+	}
+	return false
+}
+
+// requestBody reports whether a file named as curl's request data is a
+// structured request body (JSON, XML, GraphQL, form data) rather than a
+// file handed over whole.
+func requestBody(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".json", ".jsonl", ".ndjson", ".xml", ".graphql", ".gql", ".form":
 		return true
 	}
 	return false

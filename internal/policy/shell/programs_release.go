@@ -119,7 +119,9 @@ func (k *call) uploadHost(urls []field) {
 			continue
 		}
 		h := strings.ToLower(pu.Hostname())
-		if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".local") || strings.HasSuffix(h, ".internal") {
+		// a name without a dot is a host of the local network or an
+		// alias of the user's ssh config: one they set up
+		if h == "localhost" || !strings.Contains(h, ".") && net.ParseIP(h) == nil || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".local") || strings.HasSuffix(h, ".internal") || strings.HasSuffix(h, ".lan") || strings.HasSuffix(h, ".home.arpa") {
 			continue
 		}
 		if ip := net.ParseIP(h); ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast()) {
