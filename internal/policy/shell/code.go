@@ -954,6 +954,7 @@ func (s *codeScan) perlOpen(pos []codeVal) {
 		return
 	}
 	m := strings.TrimSpace(pos[1].s)
+	s.perlOpenFile(pos, m)
 	if len(pos) == 2 {
 		switch {
 		case strings.HasSuffix(m, "|"):
@@ -973,6 +974,36 @@ func (s *codeScan) perlOpen(pos []codeVal) {
 		} else {
 			s.runArgv(pos[2:], true, "perl open")
 		}
+	}
+}
+
+// perlOpenFile judges the file a perl open names (open F, "<$ENV{HOME}/x";
+// open(my $f, ">>", "x")): read, or written when the mode writes.
+func (s *codeScan) perlOpenFile(pos []codeVal, m string) {
+	v := pos[1]
+	if len(pos) == 3 {
+		if strings.Trim(m, "+<>&=:rawencodingutf8() -") != "" || strings.Contains(m, "|") {
+			return
+		}
+		v = pos[2]
+	} else if len(pos) != 2 || strings.HasPrefix(m, "|") || strings.HasSuffix(m, "|") {
+		return
+	}
+	if v.kind != 's' || v.partial || strings.Contains(v.s, codePH) {
+		return
+	}
+	p := strings.TrimSpace(v.s)
+	mode := m
+	if len(pos) == 2 {
+		t := strings.TrimLeft(p, "+<>& ")
+		mode, p = p[:len(p)-len(t)], t
+	}
+	kind := Read
+	if strings.ContainsAny(mode, ">+") {
+		kind = Write
+	}
+	if p = s.final(p); p != "" && p != "-" && looksLikePath(p) {
+		s.k.file(kind, sub(plain(s.code), p), false)
 	}
 }
 
@@ -1061,6 +1092,25 @@ func (s *codeScan) awkPipes() {
 			continue
 		}
 		switch t.val {
+		case "<":
+			// getline [var] < FILE reads FILE
+			g := i - 1
+			if g > 0 && ts[g].kind == cIdent && ts[g].val != "getline" {
+				g--
+			}
+			if g < 0 || ts[g].kind != cIdent || ts[g].val != "getline" {
+				continue
+			}
+			e := i + 1
+			for e < len(ts) && ts[e].kind != cEnd && !(ts[e].kind == cPunct && (ts[e].val == "}" || ts[e].val == ")" || ts[e].val == ";" || ts[e].val == ">" || ts[e].val == "<")) {
+				e++
+			}
+			if v := s.eval(ts[i+1 : e]); v.kind == 's' && !v.partial && !strings.Contains(v.s, codePH) {
+				if p := s.final(v.s); p != "" && p != "-" && p != "/dev/stdin" {
+					s.k.file(Read, sub(plain(s.code), p), false)
+				}
+			}
+			continue
 		case "|", "|&":
 			// the statement's start
 			st := i - 1

@@ -225,6 +225,7 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 	}
 	k.codeSinks(code, lang, depth)
 	k.codeSecretEnv(src)
+	k.codeSends(src)
 	backticksRun := lang == "perl" || lang == "ruby" || lang == "php"
 	usedAsMode := map[int]bool{}
 	for i, l := range lits {

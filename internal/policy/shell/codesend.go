@@ -1,0 +1,114 @@
+package shell
+
+import "strings"
+
+// What inline code sends to the network. A program of another language
+// (python -c, node -e, ruby -e, perl -e, php -r, awk) that reaches the
+// network and, in the same code, takes the whole environment
+// (os.environ, process.env, ENV.to_h, %ENV, $_ENV, awk's ENVIRON) sends
+// it: the call reads /proc/self/environ into a network program
+// (TagUpload), which the policy denies as env | curl is denied. Code that
+// connects a socket and starts a shell in it (dup2 of the socket, pty.spawn,
+// /bin/sh -i) is a reverse shell: the far side runs what it likes here.
+// Secret files the code opens are reads of their own (inlineCode), denied
+// whether or not they are sent.
+
+// codeSocketWords mark code that opens a raw connection.
+var codeSocketWords = []string{"socket", "net.connect", "net.createconnection", "fsockopen", "/inet/tcp", "/inet/udp", "/dev/tcp/", "/dev/udp/"}
+
+// codeShellWords mark code that starts an interactive shell or hands a
+// descriptor to one.
+var codeShellWords = []string{"dup2", "pty.spawn", "/bin/sh", "/bin/bash", "/bin/zsh", "/bin/dash", "'sh'", "\"sh\"", "'bash'", "\"bash\"",
+	"sh -i", "bash -i", "cmd.exe", "powershell", "exec sprintf", "proc_open", "shell_exec", "popen("}
+
+// codeNetModules mark code that loads a network module by name (node's
+// require('http'), import of node:net).
+var codeNetModules = []string{"require('http", "require(\"http", "require('net", "require(\"net", "require('tls", "require(\"tls",
+	"node:http", "node:net", "node:tls", "node:dgram", "require('dgram", "require(\"dgram", "from 'http", "from \"http", "from 'net", "from \"net"}
+
+// codeSends judges inline code that reaches the network: the environment
+// it sends, a shell it connects to a socket.
+func (k *call) codeSends(src string) {
+	l := strings.ToLower(src)
+	socket := hasAny(l, codeSocketWords) || hasAny(l, []string{"require('net", "require(\"net", "node:net", "require('dgram", "require(\"dgram"})
+	if !socket && !hasAny(l, codeNetWords) && !hasAny(l, codeNetModules) && !codeURL.MatchString(src) {
+		return
+	}
+	if socket && hasAny(l, codeShellWords) {
+		k.remoteExec(k.name + " connects a socket to a shell (a reverse shell: the far side runs commands here)")
+	}
+	if sendsWholeEnv(src) {
+		k.eff(Effect{Kind: Read, Target: "/proc/self/environ"})
+		k.tag(TagUpload)
+		k.attr("reason", k.name+" sends its whole environment (every variable, secrets included) to the network")
+	}
+}
+
+// envWholes are the spellings of the whole environment in the languages
+// of inline code, with the members that take one variable from it (and
+// so are not the whole: os.environ["X"], process.env.X, ENV.fetch("X")).
+var envWholes = []struct {
+	name   string
+	single []string // members after a dot that name one variable; "*" any
+}{
+	{"os.environ", []string{"get", "setdefault", "pop", "__getitem__"}},
+	{"environ", []string{"get", "setdefault", "pop"}},
+	{"process.env", []string{"*"}},
+	{"Bun.env", []string{"*"}},
+	{"Deno.env", []string{"get", "has", "set", "delete"}},
+	{"ENV", []string{"fetch", "key?", "has_key?", "include?", "[]", "delete", "store"}},
+	{"%ENV", nil},
+	{"$_ENV", nil},
+	{"$_SERVER", nil},
+	{"ENVIRON", nil},
+	{"getenv()", nil},
+	{"os.environb", []string{"get"}},
+	{"System.getenv()", nil},
+}
+
+// sendsWholeEnv reports whether code takes the whole environment as a
+// value (not one variable of it).
+func sendsWholeEnv(src string) bool {
+	for _, w := range envWholes {
+		for from := 0; ; {
+			i := strings.Index(src[from:], w.name)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(w.name)
+			if i > 0 {
+				p := src[i-1]
+				if p == '_' || p == '.' && !strings.Contains(w.name, ".") || p >= 'a' && p <= 'z' || p >= 'A' && p <= 'Z' || p >= '0' && p <= '9' || p == '$' && w.name == "ENV" {
+					continue // part of another name, or perl's $ENV{X}
+				}
+			}
+			rest := strings.TrimLeft(src[from:], " \t")
+			if rest != "" {
+				c := rest[0]
+				if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+					continue // a longer name (ENVIRONMENT, environ_x)
+				}
+				if c == '[' || c == '{' {
+					continue // one variable
+				}
+				if c == '.' {
+					m := rest[1:]
+					j := 0
+					for j < len(m) && (m[j] == '_' || m[j] == '?' || m[j] >= 'a' && m[j] <= 'z' || m[j] >= 'A' && m[j] <= 'Z' || m[j] >= '0' && m[j] <= '9') {
+						j++
+					}
+					member := m[:j]
+					if len(w.single) > 0 && w.single[0] == "*" || contains(w.single, member) {
+						continue
+					}
+				}
+			}
+			if w.name == "environ" && !strings.Contains(src, "import") {
+				continue // python's bare environ needs from os import environ
+			}
+			return true
+		}
+	}
+	return false
+}
