@@ -137,6 +137,10 @@ type stdinInfo struct {
 	// not known, though nothing in it is marked dynamic. A shell or an
 	// interpreter reading its program from it runs code not known.
 	opaque   string
+	// partial is the text printed by the commands of the stage whose
+	// output is known, when the whole is not ((crontab -l; echo
+	// '* * * * * job') | crontab -): what is surely in the content.
+	partial string
 	pipeline *Span  // where the content was produced (for findings)
 	what     string // human description of the source
 	// paths is set when the content is a list of paths of a known shape:
@@ -819,6 +823,9 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 				next.literal, next.text = true, txt
 			}
 			next.paths = printedPaths(a.out.Commands[start:], a.meta[start:], in)
+			if !next.literal {
+				next.partial = partialOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env)
+			}
 			if !next.literal && next.paths == nil {
 				next.what, next.dynamic = dynamicOutput(a.out.Commands[start:], a.meta[start:], in)
 				if !next.dynamic && !catsFiles(a.out.Commands[start:]) && !printsOwnSetup(a.out.Commands[start:]) {
@@ -835,6 +842,24 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 		}
 		a.pipeOut[x] = in
 	}
+}
+
+// partialOutput is the text the commands of a stage print that is known
+// (echo and printf of known words), in order, when the stage has several.
+func partialOutput(cmds []Command, meta []cmdMeta, env map[string]string) string {
+	if len(cmds) < 2 || len(cmds) > 16 {
+		return ""
+	}
+	var b strings.Builder
+	for i := range cmds {
+		if cmds[i].Name != "echo" && cmds[i].Name != "printf" {
+			continue
+		}
+		if txt, ok := literalOutput(cmds[i:i+1], meta[i:i+1], env); ok && b.Len()+len(txt) <= maxLiteral {
+			b.WriteString(txt)
+		}
+	}
+	return b.String()
 }
 
 // catsFiles reports whether a pipeline stage only prints files (cat

@@ -140,6 +140,20 @@ func (k *call) pathProgram() bool {
 	n := k.name
 	if p, ok := k.a.hashed[n]; ok {
 		f := lit(p)
+		if _, written := k.writtenScript(f); !written && isSystemBin(p) && path.Base(p) != n {
+			// hash -p /bin/rm ls: the name runs that program, with
+			// these arguments, and is judged as it
+			b := path.Base(p)
+			k.name, k.cmd.Name = b, b
+			k.cmd.Argv[0] = b
+			k.attr("hashed-as", p)
+			if m := programs.lookup(b); m != nil {
+				m(k)
+			} else {
+				k.mentions()
+			}
+			return true
+		}
 		k.file(Exec, f, false)
 		k.runWritten(f, "")
 		return true

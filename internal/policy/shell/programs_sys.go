@@ -44,6 +44,19 @@ func sysPrograms() []program {
 				k.tag(TagCrontab)
 				k.attr("action", "install")
 				k.files(Read, p.ops, false)
+				switch {
+				case len(p.ops) == 0 || p.ops[0].known && p.ops[0].val == "-":
+					in := k.c.stdin
+					if in.literal {
+						k.cronEntries(in.text)
+					} else {
+						k.cronEntries(in.partial)
+					}
+				default:
+					if txt, ok := k.writtenScript(p.ops[0]); ok {
+						k.cronEntries(txt) // a crontab file written earlier in the line
+					}
+				}
 			}
 		}, examples: []example{ex("crontab -r", "tag crontab", "attr action=remove"), ex("crontab -l", "!tag crontab"), ex("crontab jobs", "attr action=install", "read /home/u/proj/jobs")}},
 		{names: []string{"iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "iptables-restore"}, model: tags(TagFirewall), examples: []example{ex("iptables -F", "tag network.firewall"), ex("ufw disable", "tag network.firewall")}},
@@ -107,4 +120,50 @@ func (k *call) visudo() {
 		return // a syntax check prints no contents
 	}
 	k.file(Write, file, false)
+}
+
+// cronEntries judges the jobs of a crontab installed from standard input
+// (echo '* * * * * job' | crontab -, (crontab -l; echo …) | crontab -) or
+// from a file written earlier in the line (txt, what is known of it):
+// each entry's command runs later, in the home directory, and is
+// analysed as code run there, so remote code or a wrecker scheduled is
+// judged as run.
+func (k *call) cronEntries(txt string) {
+	if txt == "" {
+		return
+	}
+	var st *state
+	if k.a.opts.Home != "" {
+		st = k.withDir(lit(k.a.opts.Home))
+	}
+	for _, line := range strings.Split(txt, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fields := strings.Fields(line)
+		n := 5
+		switch {
+		case strings.HasPrefix(line, "@"):
+			n = 1
+		case len(fields) > 0 && strings.Contains(fields[0], "=") && !strings.ContainsAny(fields[0], "*/,"):
+			continue // VAR=value
+		}
+		if len(fields) <= n {
+			continue
+		}
+		rest := line
+		for i := 0; i < n; i++ {
+			rest = strings.TrimLeft(rest, " \t")
+			j := strings.IndexAny(rest, " \t")
+			if j < 0 {
+				rest = ""
+				break
+			}
+			rest = rest[j:]
+		}
+		if rest = strings.TrimSpace(rest); rest != "" {
+			k.nestedIn(lit(rest), "crontab entry", st)
+		}
+	}
 }

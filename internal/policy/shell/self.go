@@ -525,7 +525,7 @@ func (a *analyzer) recordWritten(st *state, rs []*syntax.Redirect, start int) {
 		default:
 			continue
 		}
-		v := r.Word.Lit()
+		v := a.plainWord(st, r.Word)
 		if v == "" {
 			if len(a.written) > 0 {
 				a.written = nil // an unknown file was written: forget them all
@@ -559,6 +559,48 @@ func (a *analyzer) recordWritten(st *state, rs []*syntax.Redirect, start int) {
 		}
 		a.written[e.Target] = txt
 	}
+}
+
+// plainWord is the value of a word made of literal text and plain
+// expansions of variables known in st ($f, "$d/run.sh", ${f}), evaluated
+// without running anything; "" when it has any other part or a variable
+// not known.
+func (a *analyzer) plainWord(st *state, w *syntax.Word) string {
+	if v := w.Lit(); v != "" {
+		return v
+	}
+	var b strings.Builder
+	var add func(parts []syntax.WordPart) bool
+	add = func(parts []syntax.WordPart) bool {
+		for _, p := range parts {
+			switch x := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(x.Value)
+			case *syntax.SglQuoted:
+				b.WriteString(x.Value)
+			case *syntax.DblQuoted:
+				if !add(x.Parts) {
+					return false
+				}
+			case *syntax.ParamExp:
+				if x.Param == nil || x.Excl || x.Length || x.Index != nil || x.Exp != nil || x.Slice != nil || x.Repl != nil || x.Names != 0 || len(x.Modifiers) > 0 {
+					return false
+				}
+				f := a.lookup(st, x.Param.Value)
+				if !f.known || f.val == "" {
+					return false
+				}
+				b.WriteString(f.val)
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !add(w.Parts) {
+		return ""
+	}
+	return b.String()
 }
 
 // writtenScript returns the content of the script file f when it was
