@@ -824,7 +824,12 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 			}
 			next.paths = printedPaths(a.out.Commands[start:], a.meta[start:], in)
 			if !next.literal {
-				next.partial = partialOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env)
+				var whole bool
+				next.partial, whole = partialOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env)
+				if whole {
+					// { echo all:; printf '\t…\n'; }: every command prints known text
+					next.literal, next.text, next.partial = true, next.partial, ""
+				}
 			}
 			if !next.literal && next.paths == nil {
 				next.what, next.dynamic = dynamicOutput(a.out.Commands[start:], a.meta[start:], in)
@@ -845,21 +850,27 @@ func (a *analyzer) pipeline(c *ctx, st *state, x *syntax.BinaryCmd) {
 }
 
 // partialOutput is the text the commands of a stage print that is known
-// (echo and printf of known words), in order, when the stage has several.
-func partialOutput(cmds []Command, meta []cmdMeta, env map[string]string) string {
+// (echo and printf of known words), in order, when the stage has several;
+// whole is set when every command of the stage is one of them, so the
+// text is all the stage prints.
+func partialOutput(cmds []Command, meta []cmdMeta, env map[string]string) (text string, whole bool) {
 	if len(cmds) < 2 || len(cmds) > 16 {
-		return ""
+		return "", false
 	}
 	var b strings.Builder
+	whole = true
 	for i := range cmds {
-		if cmds[i].Name != "echo" && cmds[i].Name != "printf" {
+		if cmds[i].Name != "echo" && cmds[i].Name != "printf" || len(cmds[i].Via) != len(cmds[0].Via) {
+			whole = false
 			continue
 		}
 		if txt, ok := literalOutput(cmds[i:i+1], meta[i:i+1], env); ok && b.Len()+len(txt) <= maxLiteral {
 			b.WriteString(txt)
+		} else {
+			whole = false
 		}
 	}
-	return b.String()
+	return b.String(), whole
 }
 
 // catsFiles reports whether a pipeline stage only prints files (cat

@@ -19,6 +19,10 @@ func buildPrograms() []program {
 	}
 }
 
+// TagMakeUnseen marks make run with a makefile (-f FILE) the line did not
+// write: its recipes are not known at check time (Attrs: makefile).
+const TagMakeUnseen = "make.unseen"
+
 // make models make: -f FILE (or - for stdin), -C DIR, --eval TEXT.
 func (k *call) make() {
 	p := parseOpts(k.args, spec{arg: "fCEjlIoWO", long: []string{"file", "makefile", "directory", "eval", "jobs", "load-average",
@@ -44,6 +48,15 @@ func (k *call) make() {
 		return
 	}
 	for _, f := range files {
+		if f.proc {
+			// make -f <(…): the makefile is what the substitution prints
+			if f.remote {
+				k.remoteExec("make runs a makefile fetched from the network")
+			} else {
+				k.procCode(f, "make -f -")
+			}
+			continue
+		}
 		if f.known && (f.val == "-" || f.val == "/dev/stdin") {
 			in := k.c.stdin
 			switch {
@@ -51,7 +64,10 @@ func (k *call) make() {
 				k.remoteExec("make runs a makefile fetched from the network")
 			case in.literal:
 				k.makefile(lit(in.text), st)
-			case in.dynamic:
+			default:
+				if in.partial != "" {
+					k.makefile(lit(in.partial), st) // what is surely in it
+				}
 				k.dynamicExec("make runs a makefile from stdin not known at check time")
 			}
 			continue
@@ -59,6 +75,14 @@ func (k *call) make() {
 		saved := k.st
 		k.st = st
 		txt, ok := k.writtenScript(f)
+		if !ok {
+			// a makefile the line did not write: the project's own when
+			// it is in the workspace; elsewhere its recipes are not known
+			// (TagMakeUnseen, which the policy asks about outside it)
+			k.file(Exec, f, false)
+			k.tag(TagMakeUnseen)
+			k.attr("makefile", f.text(k.c))
+		}
 		k.st = saved
 		if ok {
 			k.makefile(lit(txt), st)
