@@ -70,9 +70,10 @@ func TestKernelPaths(t *testing.T) {
 		// bare cd goes home, also after HOME changes
 		{call: sh("cd; rm -rf Pictures"), want: Deny},
 		{call: sh("HOME=/usr; cd && rm -rf bin"), want: Deny},
-		// CDPATH may lead a relative cd elsewhere
-		{call: sh("CDPATH=/ cd usr && rm -rf lib"), want: Ask},
-		{call: sh("export CDPATH=/usr:.; cd lib; rm -rf x"), want: Ask},
+		// CDPATH leads a relative cd elsewhere (the entry that holds the
+		// name, found on the file system)
+		{call: sh("CDPATH=/ cd usr && rm -rf lib"), want: Deny},
+		{call: sh("export CDPATH=/usr:.; cd lib; rm -rf x"), want: Deny},
 		{call: sh("CDPATH=. cd src && rm -rf gen"), want: Allow},
 		{call: sh("CDPATH=/ cd ./src && rm -rf gen"), want: Allow},
 		// file tools take the same paths

@@ -183,9 +183,11 @@ func (k *call) cdTo() {
 		st.setDir("", "cd "+d.val+" goes to a directory not known at check time")
 		return
 	}
-	if why := k.cdpath(d); why != "" {
+	if found, why := k.cdpath(d); why != "" {
 		st.setDir("", why)
 		return
+	} else if found != "" {
+		d = sub(d, found) // the CDPATH entry that holds the name
 	}
 	e, ok := k.a.target(st, Read, d, false)
 	if !ok || e.Unknown {
@@ -207,15 +209,51 @@ func (k *call) cdTo() {
 	st.dir = e.Target
 }
 
-// cdpath says why cd's directory is not known when $CDPATH may lead a
+// cdpath finds the directory a relative cd reaches through $CDPATH as
+// bash does: each entry in order (an empty one is the current directory),
+// the first that holds a directory of that name wins, and the current
+// directory is the fallback. It asks the file system (Options.IsDir);
+// without one, or with a CDPATH not known, why says why the directory is
+// not known. found is "" (and why "") when the name is taken from the
+// current directory.
+func (k *call) cdpath(d field) (found, why string) {
+	if !d.known || d.val == "" || strings.HasPrefix(d.val, "/") || d.val == "." || d.val == ".." ||
+		strings.HasPrefix(d.val, "./") || strings.HasPrefix(d.val, "../") {
+		return "", ""
+	}
+	why = k.cdpathWhy(d)
+	if why == "" || k.a.opts.IsDir == nil {
+		return "", why
+	}
+	cp, prefixed := k.ro.env["CDPATH"]
+	if !prefixed {
+		cp = k.a.lookup(k.st, "CDPATH")
+	}
+	if !cp.known {
+		return "", why
+	}
+	for _, dir := range strings.Split(cp.val, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		if !strings.HasPrefix(dir, "/") {
+			if k.st.dir == "" {
+				return "", why
+			}
+			dir = path.Join(k.st.dir, dir)
+		}
+		if c := path.Join(dir, d.val); k.a.opts.IsDir(c) {
+			return c, ""
+		}
+	}
+	return "", "" // not found through CDPATH: the current directory's
+}
+
+// cdpathWhy says why cd's directory is not known when $CDPATH may lead a
 // relative name elsewhere ("" when it cannot): bash tries each CDPATH
 // entry before the current directory, and which of them holds the name is
 // only known at run time.
-func (k *call) cdpath(d field) string {
-	if !d.known || d.val == "" || strings.HasPrefix(d.val, "/") || d.val == "." || d.val == ".." ||
-		strings.HasPrefix(d.val, "./") || strings.HasPrefix(d.val, "../") {
-		return ""
-	}
+func (k *call) cdpathWhy(d field) string {
 	cp, prefixed := k.ro.env["CDPATH"] // CDPATH=... cd x
 	if !prefixed {
 		if set, known := k.a.isSet(k.st, "CDPATH"); known && !set {
