@@ -136,11 +136,11 @@ type stdinInfo struct {
 	// analyser cannot evaluate (python3 -c 'print(…)' |, bash < <(…)):
 	// not known, though nothing in it is marked dynamic. A shell or an
 	// interpreter reading its program from it runs code not known.
-	opaque   string
+	opaque string
 	// partial is the text printed by the commands of the stage whose
 	// output is known, when the whole is not ((crontab -l; echo
 	// '* * * * * job') | crontab -): what is surely in the content.
-	partial string
+	partial  string
 	pipeline *Span  // where the content was produced (for findings)
 	what     string // human description of the source
 	// paths is set when the content is a list of paths of a known shape:

@@ -982,7 +982,8 @@ func (s *codeScan) perlOpen(pos []codeVal) {
 func (s *codeScan) perlOpenFile(pos []codeVal, m string) {
 	v := pos[1]
 	if len(pos) == 3 {
-		if strings.Trim(m, "+<>&=:rawencodingutf8() -") != "" || strings.Contains(m, "|") {
+		// a mode: <, >>, +<, <:encoding(UTF-8); not a pipe (-|, |-)
+		if m == "" || !strings.ContainsRune("<>+", rune(m[0])) || strings.Contains(m, "|") {
 			return
 		}
 		v = pos[2]
