@@ -21,6 +21,10 @@ var codeSocketWords = []string{"socket", "net.connect", "net.createconnection", 
 var codeShellWords = []string{"dup2", "pty.spawn", "/bin/sh", "/bin/bash", "/bin/zsh", "/bin/dash", "'sh'", "\"sh\"", "'bash'", "\"bash\"",
 	"sh -i", "bash -i", "cmd.exe", "powershell", "exec sprintf", "proc_open", "shell_exec", "popen("}
 
+// codeStdinWords mark code that reads its standard input.
+var codeStdinWords = []string{"sys.stdin", "stdin.read", "process.stdin", "readfilesync(0", "readfilesync('/dev/stdin", "readfilesync(\"/dev/stdin",
+	"<stdin>", "$stdin", "stdin.each", "argf", "php://stdin", "io.read", "/dev/stdin", "input()", "fileinput", "<>"}
+
 // codeNetModules mark code that loads a network module by name (node's
 // require('http'), import of node:net).
 var codeNetModules = []string{"require('http", "require(\"http", "require('net", "require(\"net", "require('tls", "require(\"tls",
@@ -36,6 +40,15 @@ func (k *call) codeSends(src string) {
 	}
 	if socket && hasAny(l, codeShellWords) {
 		k.remoteExec(k.name + " connects a socket to a shell (a reverse shell: the far side runs commands here)")
+	}
+	if len(k.c.stdin.carries) > 0 && hasAny(l, codeStdinWords) {
+		// env | python3 -c '…sys.stdin.read()… urlopen(…)': what flows in
+		// is sent, as it is by curl -d @-
+		for _, e := range k.c.stdin.carries {
+			e.Reason = "its content is read from standard input by " + k.name + ", which sends to the network"
+			k.eff(e)
+		}
+		k.tag(TagUpload)
 	}
 	if sendsWholeEnv(src) {
 		k.eff(Effect{Kind: Read, Target: "/proc/self/environ"})
