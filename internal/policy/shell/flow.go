@@ -86,9 +86,25 @@ func (k *call) flow() {
 	if len(srcs) == 0 {
 		return
 	}
+	whole := false
 	for _, e := range srcs {
 		e.Reason = "its content is sent over the network by " + k.name
 		k.eff(e)
+		if e.Target != "/proc/self/environ" && !requestBody(e.Target) {
+			whole = true
+		}
 	}
 	k.tag(TagUpload)
+	if whole {
+		// files sent whole (tar c src | curl -T - …, nc h 80 < f): to
+		// which host (the policy asks when it is not this machine's
+		// network)
+		var dests []field
+		for _, e := range k.cmd.Effects {
+			if e.Kind == Network && e.Target != "" {
+				dests = append(dests, lit(e.Target))
+			}
+		}
+		k.uploadHost(dests)
+	}
 }

@@ -42,8 +42,11 @@ func netPrograms() []program {
 			if f := firstURLish(k.args); f != nil {
 				k.net(*f)
 			}
-
-		}, examples: []example{ex("http POST https://api.example/x a=1", "net https://api.example/x")}},
+			if k.name == "http" || k.name == "https" || k.name == "xh" || k.name == "httpie" {
+				k.httpieFiles()
+			}
+		}, examples: []example{ex("http POST https://api.example/x a=1", "net https://api.example/x"),
+			ex("http -f POST https://x.example/u doc@dist/a.pdf", "read /home/u/proj/dist/a.pdf", "tag network.upload", "attr upload-host=x.example")}},
 	}
 }
 
@@ -455,4 +458,48 @@ func requestBody(name string) bool {
 		return true
 	}
 	return false
+}
+
+// httpieFiles models httpie's (and xh's) request items that read files:
+// field@FILE (a form upload), field=@FILE and field:=@FILE (a value read
+// from a file), @FILE (the raw body). A file sent whole is an upload to
+// the request's host; a .json body or value is an API call.
+func (k *call) httpieFiles() {
+	var urls []field
+	for _, e := range k.cmd.Effects {
+		if e.Kind == Network && e.Target != "" {
+			urls = append(urls, lit(e.Target))
+		}
+	}
+	whole := false
+	for _, f := range k.args {
+		if !f.known || strings.HasPrefix(f.val, "-") || strings.Contains(f.val, "://") {
+			continue
+		}
+		v := f.val
+		var file string
+		switch {
+		case strings.HasPrefix(v, "@"):
+			file = v[1:]
+		case strings.Contains(v, ":=@"):
+			file = v[strings.Index(v, ":=@")+3:]
+		case strings.Contains(v, "=@"):
+			file = v[strings.Index(v, "=@")+2:]
+		case strings.Contains(v, "@") && !strings.ContainsAny(v[:strings.Index(v, "@")], "=:/"):
+			file = v[strings.Index(v, "@")+1:]
+		default:
+			continue
+		}
+		if file == "" {
+			continue
+		}
+		k.file(Read, k.home(sub(f, file)), false)
+		k.tag(TagUpload)
+		if !requestBody(file) {
+			whole = true
+		}
+	}
+	if whole {
+		k.uploadHost(urls)
+	}
 }
