@@ -16,6 +16,11 @@ func TestDigitParameters(t *testing.T) {
 		{call: bash("exec 3>/tmp/lock.$PPID; flock 3 true"), want: Allow},
 		{call: bash("rm -rf \"${TMPDIR:-/tmp}/x.$$\""), want: Allow},
 		{call: bash("echo $SECONDS > /tmp/elapsed.$SRANDOM"), want: Allow},
+		// substitutions that print only digits: date +FORMAT of numeric fields, id -u, nproc
+		{call: bash("OUT=/tmp/bench-$(date +%Y%m%dT%H%M%S).txt; go test -bench . > $OUT; cat $OUT"), want: Allow},
+		{call: bash("rm -rf /tmp/cache-$(id -u)/old"), want: Allow},
+		{call: bash("rm -rf \"/tmp/run.$(date +%s)\""), want: Allow},
+		{call: bash("rm -rf /tmp/$(date +%D)"), want: Ask},
 		// the same digits under home are judged as home's
 		{call: bash("rm -rf ~/backup.$$"), want: Deny},
 		{call: bash("rm -rf /var/tmp/../lib/x$RANDOM"), want: Deny},

@@ -188,7 +188,7 @@ var readOnlyRemote = map[string]bool{"uptime": true, "ls": true, "cat": true, "d
 	"hostnamectl": true, "timedatectl": true, "lscpu": true, "sensors": true, "find": true, "tree": true, "file": true,
 	"md5sum": true, "sha256sum": true, "cd": true, "sort": true, "uniq": true, "cut": true, "awk": true, "sed": true,
 	"jq": true, "diff": true, "zcat": true, "readlink": true, "realpath": true, "basename": true, "dirname": true,
-	"getent": true, "groups": true, "locale": true, "sleep": true, "nvidia-smi": true, "ip": false}
+	"getent": true, "groups": true, "exit": true, "locale": true, "sleep": true, "nvidia-smi": true, "ip": false}
 
 // readOnlySub recognises the reporting subcommands of managers.
 func readOnlySub(c Command) bool {

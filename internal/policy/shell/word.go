@@ -839,7 +839,61 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 	if out, ok := literalOutput(a.out.Commands[start:start+1], a.meta[start:start+1], a.opts.Env); ok {
 		return field{val: strings.TrimRight(out, "\n"), known: true, subst: true}
 	}
+	if digitsOutput(cm.Argv) {
+		return field{val: digitsStandIn, known: true, subst: true}
+	}
 	return f
+}
+
+// digitsOutput reports whether a command prints only digits (and the
+// separators of its own format: - _ . :), never a slash: date +FORMAT of
+// numeric fields, id -u/-g, nproc. A path built from its output
+// (/tmp/run-$(date +%s).log) stays in its directory, as with $$.
+func digitsOutput(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	switch argv[0] {
+	case "nproc":
+		return len(argv) == 1
+	case "id":
+		return len(argv) == 2 && (argv[1] == "-u" || argv[1] == "-g" || argv[1] == "-ru" || argv[1] == "-rg")
+	case "date":
+		if len(argv) < 2 {
+			return false
+		}
+		fmtArg := ""
+		for _, a := range argv[1:] {
+			switch {
+			case strings.HasPrefix(a, "+"):
+				fmtArg = a[1:]
+			case a == "-u" || a == "--utc" || a == "-R":
+				if a == "-R" {
+					return false
+				}
+			default:
+				return false // -d STRING, -r FILE: other dates, same digits, but keep it simple
+			}
+		}
+		if fmtArg == "" {
+			return false
+		}
+		for i := 0; i < len(fmtArg); i++ {
+			ch := fmtArg[i]
+			if ch == '%' {
+				i++
+				if i >= len(fmtArg) || !strings.ContainsRune("YmdHMSsjuwyNeklFTRVGgCIq%", rune(fmtArg[i])) {
+					return false
+				}
+				continue
+			}
+			if !(ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '-' || ch == '_' || ch == '.' || ch == ':') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // inputOnly reports whether redirections only feed stdin or silence stderr,
