@@ -64,12 +64,14 @@ func TestContainerVolumesAsk(t *testing.T) {
 		{call: bash("podman rm -v -f pg"), want: Ask},
 		{call: bash("docker compose -f dev.yml down --volumes --remove-orphans"), want: Ask},
 		{call: bash("docker-compose down -v"), want: Ask},
+		{call: bash("docker-compose rm -fsv worker"), want: Ask},
 		{call: bash("podman volume prune -f"), want: Ask},
 		// no data goes
 		{call: bash("docker rm -f mysql-dev"), want: Allow},
 		{call: bash("docker volume ls -q"), want: Allow},
 		{call: bash("docker volume inspect app_pgdata"), want: Allow},
 		{call: bash("docker compose down"), want: Allow},
+		{call: bash("docker-compose rm -f worker"), want: Allow},
 		{call: bash("docker run --rm -v \"$PWD\":/w -w /w node:22 npm test"), want: Allow},
 		{call: bash("docker run --rm alpine rm -v /tmp/x"), want: Allow},
 	})

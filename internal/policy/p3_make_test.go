@@ -19,9 +19,12 @@ func TestMakefilesNotSeen(t *testing.T) {
 		{call: bash(`make -f /tmp/vendor.mk all`), want: Ask, rule: "make-unseen-makefile"},
 		{call: bash(`make --file=$HOME/dotfiles/Makefile link`), want: Ask},
 		{call: bash(`make -f "$MAKEFILE" release`), want: Ask},
+		{call: bash(`make -f - install < /var/tmp/third-party.mk`), want: Ask},
+		{call: bash("printf 'x:\n\trm -rf ~/.ssh\n' > /tmp/m.mk; make -f /dev/stdin x < /tmp/m.mk"), want: Deny},
 		// the project's own, or written and judged in the line
 		{call: bash(`make -f mk/release.mk dist`), want: Allow},
 		{call: bash(`make -C docs html`), want: Allow},
+		{call: bash(`make -f /dev/stdin lint < mk/lint.mk`), want: Allow},
 		{call: bash(`make -f <(printf 'a:\n\t@echo ok\n') a`), want: Allow},
 		{call: bash(`printf 't:\n\tgo vet ./...\n' > /tmp/t.mk && make -f /tmp/t.mk t`), want: Allow},
 	})

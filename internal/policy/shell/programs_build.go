@@ -64,6 +64,19 @@ func (k *call) make() {
 				k.remoteExec("make runs a makefile fetched from the network")
 			case in.literal:
 				k.makefile(lit(in.text), st)
+			case in.what == "file" && in.opaque == "":
+				// make -f - < FILE: the makefile is FILE, judged as -f FILE
+				for _, e := range k.ro.effs {
+					if e.Kind == Read && !e.Unknown && e.Target != "" {
+						if txt, ok := k.a.written[e.Target]; ok {
+							k.makefile(lit(txt), st)
+						} else {
+							k.eff(Effect{Kind: Exec, Target: e.Target})
+							k.tag(TagMakeUnseen)
+							k.attr("makefile", e.Target)
+						}
+					}
+				}
 			default:
 				if in.partial != "" {
 					k.makefile(lit(in.partial), st) // what is surely in it
