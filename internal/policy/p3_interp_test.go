@@ -41,6 +41,7 @@ func TestInterpreterSends(t *testing.T) {
 		{call: bash(`python3 -c "import urllib.request as u; print(u.urlopen('https://pypi.org/pypi/requests/json').status)"`), want: Allow},
 		{call: bash(`node -e "fetch('https://registry.npmjs.org/lodash').then(r => r.json()).then(j => console.log(j['dist-tags'], process.env.npm_config_registry))"`), want: Allow},
 		{call: bash(`python3 -c "import socket; print(socket.gethostname())"`), want: Allow},
+		{call: bash(`python3 -c "import socket, subprocess; print(socket.gethostbyname('localhost')); subprocess.run(['bash', 'scripts/build.sh'])"`), want: Allow},
 		{call: bash(`perl -e 'open(my $f, "<", "CHANGELOG.md"); print scalar(<$f>)'`), want: Allow},
 		{call: bash(`awk 'BEGIN { while ((getline l < "go.mod") > 0) n++; print n }'`), want: Allow},
 	})

@@ -14,7 +14,8 @@ import "strings"
 // whether or not they are sent.
 
 // codeSocketWords mark code that opens a raw connection.
-var codeSocketWords = []string{"socket", "net.connect", "net.createconnection", "fsockopen", "/inet/tcp", "/inet/udp", "/dev/tcp/", "/dev/udp/"}
+var codeSocketWords = []string{"socket(", ".connect(", "create_connection", "io::socket", "tcpsocket", "udpsocket", "net.connect", "net.createconnection",
+	"net.socket", "fsockopen", "stream_socket_client", "/inet/tcp", "/inet/udp", "/dev/tcp/", "/dev/udp/"}
 
 // codeShellWords mark code that starts an interactive shell or hands a
 // descriptor to one.
