@@ -39,5 +39,9 @@ func TestRemoteEffects(t *testing.T) {
 		{call: bash("ssh -T git@gitlab.com"), want: Allow},
 		{call: bash("sshpass -p x ssh app2 uptime"), want: Allow},
 		{call: bash("ssh -G app2"), want: Allow},
+		{call: bash("ssh -q app2 exit"), want: Allow},
+		// a git hosting account's shell serves git only: a bare login tests a key
+		{call: bash("ssh git@github.com"), want: Allow},
+		{call: bash("ssh -i ~/.ssh/deploy git@git.example.org"), want: Allow},
 	})
 }

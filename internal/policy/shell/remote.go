@@ -95,7 +95,7 @@ func (k *call) ssh() {
 			rc = lit(in.text)
 		}
 		k.attr("remote-command", strings.TrimSpace(rc.val))
-	case !p.has("N", "T", "G", "V", "Q", "O"):
+	case !p.has("N", "T", "G", "V", "Q", "O") && !gitServiceLogin(hostName):
 		// an interactive login: what is typed there is not known here
 		k.tag(TagRemoteCommand)
 		k.attr("reason", "opens an interactive shell on "+hostName+", where the commands typed are not known at check time")
@@ -104,6 +104,21 @@ func (k *call) ssh() {
 		return
 	}
 	k.remoteCommand(rc, hostName)
+}
+
+// gitServiceLogin reports whether an ssh login is to a git hosting
+// account (git@host, or a known forge): its shell serves git only, and a
+// bare login just prints a greeting (ssh git@github.com tests a key).
+func gitServiceLogin(host string) bool {
+	user, h, ok := strings.Cut(host, "@")
+	if !ok {
+		h, user = host, ""
+	}
+	switch strings.ToLower(h) {
+	case "github.com", "gitlab.com", "bitbucket.org", "ssh.dev.azure.com", "codeberg.org", "git.sr.ht", "ssh.github.com", "altssh.gitlab.com":
+		return true
+	}
+	return user == "git"
 }
 
 // remoteCommand judges a command line run on host over ssh.
