@@ -34,6 +34,8 @@ func TestInterpreterSends(t *testing.T) {
 		{call: bash(`perl -ne 'BEGIN{open K, "$ENV{HOME}/.ssh/id_ed25519"} print <K>' /dev/null`), want: Deny},
 		{call: bash(`perl -e 'open(my $h, "<", "$ENV{HOME}/.git-credentials") or die; print while <$h>'`), want: Deny},
 		{call: bash(`awk 'BEGIN { while ((getline ln < "/home/dev/.aws/credentials") > 0) print ln }'`), want: Deny},
+		{call: bash(`perl -e 'sysopen(my $k, "$ENV{HOME}/.ssh/id_rsa", 0) and print <$k>'`), want: Deny},
+		{call: bash(`perl -MFile::Slurp -e 'print read_file("/home/dev/.pgpass")'`), want: Deny},
 		{call: bash(`gawk 'BEGIN { f = ENVIRON["HOME"] "/.netrc"; getline x < f; print x }'`), want: Deny},
 		// everyday code stays allowed
 		{call: bash(`python3 -c "import os; print(os.environ.get('VIRTUAL_ENV'))"`), want: Allow},

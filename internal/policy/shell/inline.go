@@ -153,6 +153,7 @@ var fileOps = map[string]Kind{
 	"open": Read, "fopen": Read, "read_text": Read, "read_bytes": Read, "readFile": Read, "readFileSync": Read,
 	"file_get_contents": Read, "readfile": Read, "read": Read, "readlines": Read, "slurp": Read, "load": Read,
 	"loadtxt": Read, "createReadStream": Read, "foreach": Read, "binread": Read, "file": Read,
+	"sysopen": Read, "read_file": Read, "read_lines": Read, "read_binary": Read,
 	// sockets and databases opened by path: what listens on them is reached
 	"connect": Read, "createConnection": Read,
 	// writes
@@ -274,7 +275,7 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 				}
 			}
 		}
-		if !twoPathOps[name] && !bare && !firstArg(src, lits, l) && !(lang == "perl" && name == "open") {
+		if !twoPathOps[name] && !bare && !firstArg(src, lits, l) && !(lang == "perl" && (name == "open" || name == "sysopen")) {
 			continue // content, flags or encodings, not the path
 		}
 		if twoPathOps[name] && !firstArg(src, lits, l) {
