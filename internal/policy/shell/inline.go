@@ -37,6 +37,35 @@ type literal struct {
 	quote      byte // ', " or `
 }
 
+// quoted reads the string literal whose opening quote is code[i]: its
+// value (escapes \n and \t decoded, any other escaped byte kept as
+// itself), the offset of its closing quote, and false when it is not
+// closed.
+func quoted(code string, i int) (val string, end int, ok bool) {
+	q := code[i]
+	var b strings.Builder
+	j := i + 1
+	for ; j < len(code) && code[j] != q; j++ {
+		if code[j] == '\\' && j+1 < len(code) {
+			j++
+			switch code[j] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(code[j])
+			}
+			continue
+		}
+		b.WriteByte(code[j])
+	}
+	if j >= len(code) {
+		return "", j, false
+	}
+	return b.String(), j, true
+}
+
 // scanLiterals returns the string literals of code in order. Escapes are
 // decoded for \\, \', \", \n and \t; interpolation is kept as text.
 func scanLiterals(code string) []literal {
@@ -52,27 +81,11 @@ func scanLiterals(code string) []literal {
 			}
 			continue
 		}
-		var b strings.Builder
-		j := i + 1
-		for ; j < len(code) && code[j] != q; j++ {
-			if code[j] == '\\' && j+1 < len(code) {
-				j++
-				switch code[j] {
-				case 'n':
-					b.WriteByte('\n')
-				case 't':
-					b.WriteByte('\t')
-				default:
-					b.WriteByte(code[j])
-				}
-				continue
-			}
-			b.WriteByte(code[j])
-		}
-		if j >= len(code) {
+		val, j, ok := quoted(code, i)
+		if !ok {
 			break // unterminated
 		}
-		out = append(out, literal{val: b.String(), start: i, end: j, quote: q})
+		out = append(out, literal{val: val, start: i, end: j, quote: q})
 		i = j
 	}
 	return out

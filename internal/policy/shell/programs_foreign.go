@@ -303,27 +303,11 @@ func foreignLiterals(code, quotes string) []literal {
 		if q == '\'' && i > 0 && (isIdentChar(code[i-1])) {
 			continue // an apostrophe in a name (Haskell's x', Erlang's atoms are words)
 		}
-		var b strings.Builder
-		j := i + 1
-		for ; j < len(code) && code[j] != q; j++ {
-			if code[j] == '\\' && j+1 < len(code) {
-				j++
-				switch code[j] {
-				case 'n':
-					b.WriteByte('\n')
-				case 't':
-					b.WriteByte('\t')
-				default:
-					b.WriteByte(code[j])
-				}
-				continue
-			}
-			b.WriteByte(code[j])
-		}
-		if j >= len(code) {
+		val, j, ok := quoted(code, i)
+		if !ok {
 			break
 		}
-		out = append(out, literal{val: b.String(), start: i, end: j, quote: q})
+		out = append(out, literal{val: val, start: i, end: j, quote: q})
 		i = j
 	}
 	return out
