@@ -73,9 +73,14 @@ type analyzer struct {
 	downloaded map[string]bool   // files written by curl/wget in this line
 	wardenBins map[string]bool   // warden binaries built in this line (go build -o X ./cmd/warden)
 	written    map[string]string // files written earlier in the line with known content (echo x > f.sh)
-	meta       []cmdMeta         // parallel to out.Commands
-	forkBombs  map[string]bool   // functions found to be fork bombs
-	funcs      map[string]bool   // names of functions defined so far
+	// filled are the files written earlier in the line by a redirection
+	// of output that carries reads (env > f, cat ~/.aws/credentials > x,
+	// git diff > p): file -> the reads its content holds, so a network
+	// program that sends the file sends them (see flow).
+	filled    map[string][]Effect
+	meta      []cmdMeta       // parallel to out.Commands
+	forkBombs map[string]bool // functions found to be fork bombs
+	funcs     map[string]bool // names of functions defined so far
 	// pipeOut is the output of each pipeline analysed so far, when known
 	// (echo … | base64 -d), for $(…) of a pipeline.
 	pipeOut map[*syntax.BinaryCmd]stdinInfo

@@ -126,3 +126,37 @@ func sendsWholeEnv(src string) bool {
 	}
 	return false
 }
+
+// codeSendWords mark code that sends a body: a POST or PUT, a form's
+// files, a request body, a socket's send.
+var codeSendWords = []string{".post(", ".put(", ".patch(", "'post'", "\"post\"", "'put'", "\"put\"", "files=", "files:", "data=", "data:",
+	"body:", "body=", ".send(", "sendall(", "sendfile(", ".write(", "upload", "post_form", "multipart", "formdata", "-method post", "uploadfile"}
+
+// codeUploads judges inline code that reads files (the reads recorded
+// from mark on) and sends a body to the network: the files go to the
+// hosts of the URLs the code names (tag TagUpload, attr upload-host, as
+// curl -F f=@src/x.py … has), so an upload of workspace files to a host
+// outside this machine's network asks; secret files the code opens are
+// denied by their reads.
+func (k *call) codeUploads(src string, mark int) {
+	read := false
+	for _, e := range k.cmd.Effects[min(mark, len(k.cmd.Effects)):] {
+		if e.Kind == Read && !e.Meta && !e.Unknown && e.Target != "" && !requestBody(e.Target) {
+			read = true // a request body read from a data file is an API call
+			break
+		}
+	}
+	if !read {
+		return
+	}
+	l := strings.ToLower(src)
+	if !hasAny(l, codeNetWords) && !hasAny(l, codeNetModules) || !hasAny(l, codeSendWords) {
+		return
+	}
+	var urls []field
+	for _, u := range codeURL.FindAllString(src, 8) {
+		urls = append(urls, lit(u))
+	}
+	k.tag(TagUpload)
+	k.uploadHost(urls)
+}

@@ -32,8 +32,49 @@ func carriesOf(carries []Effect, cmds []Command) []Effect {
 		if printsEnv(cm) {
 			add(Effect{Kind: Read, Target: "/proc/self/environ"})
 		}
+		if cm.Dir != "" && printsWorkspace(cm) {
+			add(Effect{Kind: Read, Target: cm.Dir, Recursive: true})
+		}
 	}
 	return out
+}
+
+// outputCarries reports whether carriesOf would find anything in cmds:
+// the quick test that keeps a map off the path of plain writes.
+func outputCarries(cmds []Command) bool {
+	for i := range cmds {
+		cm := &cmds[i]
+		for _, e := range cm.Effects {
+			if e.Kind == Read && !e.Meta && !e.Unknown && e.Target != "" {
+				return true
+			}
+		}
+		if printsEnv(cm) || printsWorkspace(cm) {
+			return true
+		}
+	}
+	return false
+}
+
+// printsWorkspace reports whether cm prints the content of the files of
+// the repository it runs in: git diff, show, archive, format-patch, log
+// -p. That output sent over the network uploads the workspace (git diff
+// | curl -F f=@- …), as tar c . | nc … does.
+func printsWorkspace(cm *Command) bool {
+	if cm.Name != "git" {
+		return false
+	}
+	switch cm.Attrs["subcommand"] {
+	case "diff", "show", "archive", "format-patch", "cat-file", "bundle":
+		return true
+	case "log", "whatchanged", "stash":
+		for _, a := range cm.Argv[1:] {
+			if a == "-p" || a == "--patch" || a == "-u" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // printsEnv reports whether cm prints the environment: env or printenv
@@ -81,6 +122,17 @@ func (k *call) flow() {
 	for _, e := range k.ro.effs {
 		if e.Kind == Read && !e.Meta && !e.Unknown && e.Target != "" {
 			srcs = append(srcs, e) // curl -d @- … < file
+		}
+	}
+	if len(k.a.filled) > 0 {
+		// env > f; curl -F x=@f …: a file written in the line holds what
+		// the commands that wrote it read
+		for _, src := range [][]Effect{k.cmd.Effects, k.ro.effs} {
+			for _, e := range src {
+				if e.Kind == Read && !e.Unknown {
+					srcs = append(srcs, k.a.filled[e.Target]...)
+				}
+			}
 		}
 	}
 	if len(srcs) == 0 {

@@ -240,6 +240,8 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 	k.codeSinks(code, lang, depth)
 	k.codeSecretEnv(src)
 	k.codeSends(src)
+	reads := len(k.cmd.Effects)
+	defer k.codeUploads(src, reads)
 	backticksRun := lang == "perl" || lang == "ruby" || lang == "php"
 	usedAsMode := map[int]bool{}
 	for i, l := range lits {

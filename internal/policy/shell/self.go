@@ -539,6 +539,7 @@ func (a *analyzer) recordWritten(st *state, rs []*syntax.Redirect, start int) {
 		if !ok || e.Unknown {
 			continue
 		}
+		a.recordFilled(e.Target, app, start)
 		txt, known := "", false
 		if start < len(a.out.Commands) {
 			txt, known = literalOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env)
@@ -703,4 +704,25 @@ func (k *call) claude() {
 		k.attr("agent", "claude")
 		k.attr("how", "CLAUDE_CONFIG_DIR")
 	}
+}
+
+// recordFilled remembers what the output of the commands from start on
+// carries into file (env > f: the environment; cat ~/.aws/credentials > x:
+// that file), or forgets it when the new content carries nothing.
+func (a *analyzer) recordFilled(file string, app bool, start int) {
+	var carries []Effect
+	if start < len(a.out.Commands) && outputCarries(a.out.Commands[start:]) {
+		carries = carriesOf(nil, a.out.Commands[start:])
+	}
+	if app {
+		carries = append(carries, a.filled[file]...)
+	}
+	if len(carries) == 0 {
+		delete(a.filled, file)
+		return
+	}
+	if a.filled == nil {
+		a.filled = map[string][]Effect{}
+	}
+	a.filled[file] = carries[:min(len(carries), maxCarries)]
 }
