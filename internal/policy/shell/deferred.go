@@ -235,6 +235,9 @@ func (k *call) tee() {
 		if !ok || e.Unknown {
 			continue
 		}
+		if len(in.carries) > 0 || len(k.a.filled) > 0 {
+			k.a.fill(e.Target, in.carries, p.has("a", "append"))
+		}
 		if !in.literal || p.has("a", "append") {
 			delete(k.a.written, e.Target)
 			continue

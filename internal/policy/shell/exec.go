@@ -222,7 +222,9 @@ func (a *analyzer) declClause(c *ctx, st *state, s *syntax.Stmt, x *syntax.DeclC
 	for _, t := range tags {
 		cm.Tags = addTag(cm.Tags, t)
 	}
+	start := len(a.out.Commands)
 	a.add(st, cm, cmdMeta{argsKnown: true})
+	a.recordWritten(st, s.Redirs, start) // export -p > f holds the environment
 }
 
 // redirs evaluates redirections: their file effects, tags, and what

@@ -714,8 +714,14 @@ func (a *analyzer) recordFilled(file string, app bool, start int) {
 	if start < len(a.out.Commands) && outputCarries(a.out.Commands[start:]) {
 		carries = carriesOf(nil, a.out.Commands[start:])
 	}
+	a.fill(file, carries, app)
+}
+
+// fill records that file now holds the reads carries (after what it held
+// when app), or forgets it when it holds none.
+func (a *analyzer) fill(file string, carries []Effect, app bool) {
 	if app {
-		carries = append(carries, a.filled[file]...)
+		carries = append(append([]Effect(nil), carries...), a.filled[file]...)
 	}
 	if len(carries) == 0 {
 		delete(a.filled, file)
