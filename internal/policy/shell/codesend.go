@@ -32,12 +32,13 @@ var codeNetModules = []string{"require('http", "require(\"http", "require('net",
 	"node:http", "node:net", "node:tls", "node:dgram", "require('dgram", "require(\"dgram", "from 'http", "from \"http", "from 'net", "from \"net"}
 
 // codeSends judges inline code that reaches the network: the environment
-// it sends, a shell it connects to a socket.
-func (k *call) codeSends(src string) {
+// it sends, a shell it connects to a socket. It reports whether the code
+// reaches the network.
+func (k *call) codeSends(src string) bool {
 	l := strings.ToLower(src)
 	socket := hasAny(l, codeSocketWords) || hasAny(l, []string{"require('net", "require(\"net", "node:net", "require('dgram", "require(\"dgram"})
 	if !socket && !hasAny(l, codeNetWords) && !hasAny(l, codeNetModules) && !codeURL.MatchString(src) {
-		return
+		return false
 	}
 	if socket && hasAny(l, codeShellWords) {
 		k.remoteExec(k.name + " connects a socket to a shell (a reverse shell: the far side runs commands here)")
@@ -56,6 +57,7 @@ func (k *call) codeSends(src string) {
 		k.tag(TagUpload)
 		k.attr("reason", k.name+" sends its whole environment (every variable, secrets included) to the network")
 	}
+	return true
 }
 
 // envWholes are the spellings of the whole environment in the languages
@@ -132,8 +134,8 @@ func sendsWholeEnv(src string) bool {
 var codeSendWords = []string{".post(", ".put(", ".patch(", "'post'", "\"post\"", "'put'", "\"put\"", "files=", "files:", "data=", "data:",
 	"body:", "body=", ".send(", "sendall(", "sendfile(", ".write(", "upload", "post_form", "multipart", "formdata", "-method post", "uploadfile"}
 
-// codeUploads judges inline code that reads files (the reads recorded
-// from mark on) and sends a body to the network: the files go to the
+// codeUploads judges inline code that reaches the network (codeSends),
+// reads files (the reads recorded from mark on) and sends a body: the files go to the
 // hosts of the URLs the code names (tag TagUpload, attr upload-host, as
 // curl -F f=@src/x.py … has), so an upload of workspace files to a host
 // outside this machine's network asks; secret files the code opens are
@@ -149,8 +151,7 @@ func (k *call) codeUploads(src string, mark int) {
 	if !read {
 		return
 	}
-	l := strings.ToLower(src)
-	if !hasAny(l, codeNetWords) && !hasAny(l, codeNetModules) || !hasAny(l, codeSendWords) {
+	if !hasAny(strings.ToLower(src), codeSendWords) {
 		return
 	}
 	var urls []field

@@ -239,9 +239,10 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 	}
 	k.codeSinks(code, lang, depth)
 	k.codeSecretEnv(src)
-	k.codeSends(src)
-	reads := len(k.cmd.Effects)
-	defer k.codeUploads(src, reads)
+	if k.codeSends(src) {
+		// the files it opens, recorded below, may be what it sends
+		defer k.codeUploads(src, len(k.cmd.Effects))
+	}
 	backticksRun := lang == "perl" || lang == "ruby" || lang == "php"
 	usedAsMode := map[int]bool{}
 	for i, l := range lits {
