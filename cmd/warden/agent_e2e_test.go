@@ -229,6 +229,17 @@ func TestAgentKill9MidTurnResumes(t *testing.T) {
 		}
 		testtools.WaitExit(t, pid, 10*time.Second)
 	}
+	// The guard itself (and the sandbox's re-exec) carry the marker in
+	// their command lines: with the daemon gone nobody waits for them, so
+	// each gets the time to sweep and exit; one still there after that
+	// fails the test in WaitExit.
+	for _, l := range withMarker(t, marker) {
+		pid, err := strconv.Atoi(l[:strings.IndexByte(l, ':')])
+		if err != nil {
+			t.Fatal(err)
+		}
+		testtools.WaitExit(t, pid, 10*time.Second)
+	}
 	if left := withMarker(t, marker); len(left) > 0 {
 		t.Fatalf("the daemon was killed, and its shell call left running: %q", left)
 	}
