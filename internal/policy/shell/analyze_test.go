@@ -781,6 +781,21 @@ func dump(a *Analysis) string {
 
 var kinds = map[string]Kind{"delete": Delete, "write": Write, "read": Read, "exec": Exec, "net": Network, "priv": Privilege}
 
+// expectAll analyses in with testOpts and reports each expectation of
+// want (check's notation) that the analysis does not meet.
+func expectAll(t *testing.T, in string, want []string) {
+	t.Helper()
+	a, err := Analyze(in, testOpts)
+	if err != nil {
+		t.Fatalf("%s: %v", in, err)
+	}
+	for _, w := range want {
+		if msg := check(a, w); msg != "" {
+			t.Errorf("%s: %s: %s\n%s", in, w, msg, dump(a))
+		}
+	}
+}
+
 func check(a *Analysis, w string) string {
 	neg := strings.HasPrefix(w, "!")
 	w = strings.TrimPrefix(w, "!")

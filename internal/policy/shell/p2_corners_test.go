@@ -23,15 +23,7 @@ func TestNamerefs(t *testing.T) {
 		{`declare -n r=PWD; rm -rf "$r/build"`, []string{"delete:r /home/u/proj/build"}},
 		{`export -n PATH; rm -rf build`, []string{"delete:r /home/u/proj/build"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -49,15 +41,7 @@ func TestHashP(t *testing.T) {
 		{`echo 'rm -rf ~/Music' > /tmp/m; hash -p /tmp/m ls; ls`, []string{"delete:r /home/u/Music"}},
 		{`hash -r; hash git`, []string{"!tag dynamic-exec"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -85,15 +69,7 @@ func TestValuesFollowed(t *testing.T) {
 		{`wipe() { local d=$1; shred -u "$d"/*.key; }; wipe /etc/ssl`, []string{"delete /etc/ssl"}},
 		{`loop() { loop "$@"; }; loop x`, []string{"cmd loop", "!delete"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -115,15 +91,7 @@ func TestArrays(t *testing.T) {
 		{`c=(); c[0]=rm; "${c[@]}" -r ~`, []string{"tag dynamic-command"}},
 		{`declare -A m=([k]=v); rm -r "${m[k]}"`, []string{"delete:r ?"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -145,14 +113,6 @@ func TestKnownOutputs(t *testing.T) {
 		{`rm -r "$(cd /srv; echo www)"`, []string{"delete:r /home/u/proj/www"}},
 		{`rm -r "$(cd /srv | pwd)/x"`, []string{"delete:r ?"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }

