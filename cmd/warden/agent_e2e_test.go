@@ -233,14 +233,14 @@ func TestAgentKill9MidTurnResumes(t *testing.T) {
 	// their command lines: with the daemon gone nobody waits for them, so
 	// each gets the time to sweep and exit; one still there after that
 	// fails the test in WaitExit.
-	for _, l := range withMarker(t, marker) {
+	for _, l := range testtools.WithMarker(t, marker) {
 		pid, err := strconv.Atoi(l[:strings.IndexByte(l, ':')])
 		if err != nil {
 			t.Fatal(err)
 		}
 		testtools.WaitExit(t, pid, 10*time.Second)
 	}
-	if left := withMarker(t, marker); len(left) > 0 {
+	if left := testtools.WithMarker(t, marker); len(left) > 0 {
 		t.Fatalf("the daemon was killed, and its shell call left running: %q", left)
 	}
 
@@ -373,26 +373,6 @@ setsid bash -c 'exec -a "$0" sleep 300' "$1-setsid" & p2=$!
 m $p1 "$1-job"; m $p2 "$1-setsid"
 echo running $p1 $p2
 `
-
-// withMarker lists the processes whose command line holds marker.
-func withMarker(t *testing.T, marker string) []string {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
 
 // TestAgentAPICredential: the Agent API door takes the workspace's scoped
 // credential (what warden chat mints over the admin socket) and refuses

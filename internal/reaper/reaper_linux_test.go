@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,26 +70,6 @@ func newMarker(t *testing.T) string {
 	return "warden-reaper-test-" + hex.EncodeToString(b[:])
 }
 
-// withMarker lists the processes whose command line holds marker.
-func withMarker(t *testing.T, marker string) []string {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
 func pids(t *testing.T, line, prefix string) []int {
 	t.Helper()
 	f := strings.Fields(strings.TrimPrefix(line, prefix))
@@ -133,7 +112,7 @@ func TestCommandEndTakesItsJobs(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "running ") {
 		t.Fatalf("output %q", out.String())
 	}
-	if left := withMarker(t, marker); len(left) > 0 {
+	if left := testtools.WithMarker(t, marker); len(left) > 0 {
 		t.Fatalf("left behind: %q", left)
 	}
 }
@@ -180,7 +159,7 @@ func TestDaemonKillTakesEverything(t *testing.T) {
 	for _, pid := range append([]int{guard}, left...) {
 		testtools.WaitExit(t, pid, 10*time.Second)
 	}
-	if left := withMarker(t, marker); len(left) > 0 {
+	if left := testtools.WithMarker(t, marker); len(left) > 0 {
 		t.Fatalf("left behind: %q", left)
 	}
 }

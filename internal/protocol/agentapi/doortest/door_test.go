@@ -596,26 +596,6 @@ m $p1 "$1-job"; m $p2 "$1-setsid"
 echo running $p1 $p2
 `
 
-// withMarker lists the processes whose command line holds marker.
-func withMarker(t *testing.T, marker string) []string {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
 // TestShellLeavesNoProcess: a shell call's background jobs, a setsid'd
 // grandchild included, are gone once the call ends, and once it is
 // aborted.
@@ -638,7 +618,7 @@ func TestShellLeavesNoProcess(t *testing.T) {
 	if r.Outcome != "ok" || !strings.HasPrefix(r.Content, "running ") {
 		t.Fatalf("result %+v", r)
 	}
-	if left := withMarker(t, marker); len(left) > 0 {
+	if left := testtools.WithMarker(t, marker); len(left) > 0 {
 		t.Fatalf("the call ended, and left running: %q", left)
 	}
 
@@ -658,7 +638,7 @@ func TestShellLeavesNoProcess(t *testing.T) {
 	}
 	c.call("agent.abort", map[string]any{"sessionId": id}, nil)
 	wait(t, turn, "agent.message")
-	if left := withMarker(t, marker); len(left) > 0 {
+	if left := testtools.WithMarker(t, marker); len(left) > 0 {
 		t.Fatalf("the call was aborted, and left running: %q", left)
 	}
 }
