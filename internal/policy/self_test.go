@@ -189,6 +189,11 @@ func TestSelfProtectionCommands(t *testing.T) {
 		{call: bash("warden control call fs.writeFile '{}'"), want: D},
 		{call: bash("warden run opencode"), want: D},
 		{call: bash("warden some-new-command"), want: D},
+		// warden's hidden modes (the shell call's guard, the sandbox's
+		// re-exec) are warden's own controls too: an agent that calls them
+		// itself gets no unjudged way to run a command
+		{call: bash("warden -warden-exec-guard /bin/rm -- rm -rf ~/Documents"), want: D, rule: "warden-admin"},
+		{call: bash("./bin/warden -warden-sandbox-child '{}' -- rm -rf ~/Documents"), want: D, rule: "warden-admin"},
 		{call: bash("go build -o /tmp/w ./cmd/warden && /tmp/w approve ap_1"), want: D, rule: "warden-approve"},
 		{call: bash("ln -s ~/go/bin/warden /tmp/w; /tmp/w approve ap_1"), want: D, rule: "warden-approve"},
 		{call: bash("WARDEN_DATA_DIR=~/.local/share/warden warden approve ap_1"), want: D, rule: "warden-data"},
