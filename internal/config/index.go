@@ -81,11 +81,13 @@ func (v *Vectors) baseURL(s string) (string, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 		return "", fmt.Errorf("%q: want an http or https URL without credentials, query or fragment", s)
 	}
-	base := strings.TrimRight(u.String(), "/")
-	for strings.HasSuffix(base, "/v1") {
-		base = strings.TrimRight(strings.TrimSuffix(base, "/v1"), "/")
+	// Only the path loses its /v1: a host named v1 (http://v1) is a host.
+	path := strings.TrimRight(u.Path, "/")
+	for strings.HasSuffix(path, "/v1") {
+		path = strings.TrimRight(strings.TrimSuffix(path, "/v1"), "/")
 	}
-	return base, nil
+	u.Path, u.RawPath = path, ""
+	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // Endpoint resolves the server's base URL (without /v1) and the key to

@@ -81,6 +81,7 @@ func FuzzVectors(f *testing.F) {
 	f.Add("ollama", "m", "[::1]:80/x", "")
 	f.Add("openai", "m", "http://x/v1/v1/", "")
 	f.Add("openai", "m", "http://u:p@x/?q=/v1#/v1", "")
+	f.Add("openai", "m", "http://v1", "") // a host named v1 is not a path
 	f.Fuzz(func(t *testing.T, provider, model, url, keyEnv string) {
 		v := &Vectors{Provider: provider, Model: model, URL: url, APIKeyEnv: keyEnv}
 		if v.validate() != nil {
