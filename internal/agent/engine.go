@@ -284,10 +284,16 @@ func (e *Engine) Create(ctx context.Context, dir, model string) (string, error) 
 		return "", err
 	}
 	id := newSessionID()
-	if _, err := e.record(ctx, ev(id, root, event.SessionStart, StartData{WorkingDirectory: root, Model: model, Provider: p.Name()})); err != nil {
+	stored, err := e.record(ctx, ev(id, root, event.SessionStart, StartData{WorkingDirectory: root, Model: model, Provider: p.Name()}))
+	if err != nil {
 		return "", err
 	}
 	e.roots.Store(id, root)
+	// the new session's history is its one event: the first turn reads
+	// only what came after it, not the whole session
+	if h, err := foldHistory(id, stored); err == nil {
+		e.keep(h)
+	}
 	return id, nil
 }
 

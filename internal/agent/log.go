@@ -75,20 +75,31 @@ func (e *Engine) current(ctx context.Context, id string) (*history, error) {
 	} else {
 		h, err = e.refresh(ctx, h)
 	}
-	e.hmu.Lock()
-	defer e.hmu.Unlock()
-	if err != nil || len(h.events) > maxCachedHistoryLen {
+	if err != nil {
+		e.hmu.Lock()
 		delete(e.hist, id)
+		e.hmu.Unlock()
 		return h, err
 	}
-	if _, ok := e.hist[id]; !ok && len(e.hist) >= maxCachedHistories {
+	e.keep(h)
+	return h, nil
+}
+
+// keep puts h in the engine's history cache (current), within its bounds.
+func (e *Engine) keep(h *history) {
+	e.hmu.Lock()
+	defer e.hmu.Unlock()
+	if len(h.events) > maxCachedHistoryLen {
+		delete(e.hist, h.id)
+		return
+	}
+	if _, ok := e.hist[h.id]; !ok && len(e.hist) >= maxCachedHistories {
 		for k := range e.hist { // any one goes
 			delete(e.hist, k)
 			break
 		}
 	}
-	e.hist[id] = h
-	return h, nil
+	e.hist[h.id] = h
 }
 
 // refresh brings h up to date with the log: it reads only the events after

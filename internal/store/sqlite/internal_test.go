@@ -208,3 +208,61 @@ func TestOlderLogGetsAnIdentity(t *testing.T) {
 		t.Fatalf("after the upgrade: %+v, %v", h, err)
 	}
 }
+
+// TestReadStatementCache reads with more query shapes than the cache keeps
+// (each count of types is its own SQL): every read answers what was
+// stored, the cache stops at its bound, a cached statement sees appends
+// made after it was prepared, and a read after Close is ErrClosed.
+func TestReadStatementCache(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close()
+		}
+	}()
+	ctx := t.Context()
+	var types []event.Type
+	for i := range maxCachedReads + 8 {
+		typ := event.Type(fmt.Sprintf("t.%d", i))
+		types = append(types, typ)
+		if _, err := s.Append(ctx, event.Event{Session: "s", Type: typ}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Events(ctx, store.Filter{Session: "s", Types: types})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := got[len(got)-1]; len(got) != 2*i+1 || last.Type != typ || last.Seq != int64(2*i+1) {
+			t.Fatalf("%d types: got %d events, last %+v", i+1, len(got), got[len(got)-1])
+		}
+		// the same shape again, after one more append: the cached
+		// statement reads the new state
+		if _, err := s.Append(ctx, event.Event{Session: "s", Type: typ}); err != nil {
+			t.Fatal(err)
+		}
+		again, err := s.Events(ctx, store.Filter{Session: "s", Types: types, AfterSeq: int64(2 * i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again) != 2 || again[1].Seq != int64(2*i+2) {
+			t.Fatalf("%d types, cached: got %+v", i+1, again)
+		}
+	}
+	s.reads.mu.Lock()
+	n := len(s.reads.stmts)
+	s.reads.mu.Unlock()
+	if n != maxCachedReads {
+		t.Fatalf("cache holds %d statements, want its bound %d", n, maxCachedReads)
+	}
+	closed = true
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Events(ctx, store.Filter{Session: "s", Types: types[:1]}); !errors.Is(err, store.ErrClosed) {
+		t.Fatalf("read after Close: %v", err)
+	}
+}

@@ -132,9 +132,61 @@ type Store struct {
 	rdb    *sql.DB // readers: WAL lets them run beside the writer
 	w      *writer
 	keeper *generationKeeper // nil without WithGeneration
+	reads  stmtCache         // prepared reads on rdb, by query text
 
 	mu     sync.RWMutex // guards closed; held (read) while enqueueing
 	closed bool
+}
+
+// maxCachedReads bounds the prepared read statements a Store keeps. The
+// queries Events builds come in few shapes (which filters are set, how
+// many types); past the bound a query runs unprepared.
+const maxCachedReads = 64
+
+// stmtCache holds prepared statements of the reader pool, by query text.
+// Preparing is a large part of a small read's cost in SQLite (the SQL is
+// parsed and planned each time): the agent reads a session's new events at
+// every step with the same few queries.
+type stmtCache struct {
+	mu     sync.Mutex
+	stmts  map[string]*sql.Stmt
+	closed bool
+}
+
+// query runs q on db through its cached prepared statement, preparing it
+// the first time; a query that cannot be cached runs as is.
+func (c *stmtCache) query(ctx context.Context, db *sql.DB, q string, args ...any) (*sql.Rows, error) {
+	c.mu.Lock()
+	st := c.stmts[q]
+	if st == nil && !c.closed && len(c.stmts) < maxCachedReads {
+		var err error
+		if st, err = db.PrepareContext(ctx, q); err != nil {
+			c.mu.Unlock()
+			return nil, err
+		}
+		if c.stmts == nil {
+			c.stmts = map[string]*sql.Stmt{}
+		}
+		c.stmts[q] = st
+	}
+	c.mu.Unlock()
+	if st == nil {
+		return db.QueryContext(ctx, q, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// close closes every cached statement; later queries run unprepared.
+func (c *stmtCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	var errs []error
+	for _, st := range c.stmts {
+		errs = append(errs, st.Close())
+	}
+	c.stmts = nil
+	return errors.Join(errs...)
 }
 
 var _ store.Log = (*Store)(nil)
@@ -436,7 +488,7 @@ func (s *Store) Events(ctx context.Context, f store.Filter) ([]event.Event, erro
 		q += " LIMIT ?"
 		args = append(args, f.Limit)
 	}
-	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	rows, err := s.reads.query(ctx, s.rdb, q, args...)
 	if err != nil {
 		return nil, s.readErr("read events", err)
 	}
@@ -510,7 +562,7 @@ func (s *Store) Close() error {
 			s.keeper.write(last)
 		}
 	}
-	err := errors.Join(s.w.close(), s.wdb.Close(), s.rdb.Close())
+	err := errors.Join(s.w.close(), s.wdb.Close(), s.reads.close(), s.rdb.Close())
 	if err != nil {
 		return fmt.Errorf("close event log %s: %w", s.path, err)
 	}

@@ -77,6 +77,9 @@ type writer struct {
 	conn     *sql.Conn
 	insert   *sql.Stmt
 	maxSeq   *sql.Stmt
+	begin    *sql.Stmt // BEGIN IMMEDIATE, COMMIT and the data version:
+	end      *sql.Stmt // prepared once, as every commit runs them
+	version  *sql.Stmt
 	logger   *slog.Logger
 	maxBatch int
 
@@ -121,11 +124,26 @@ func newWriter(ctx context.Context, conn *sql.Conn, maxBatch int, logger *slog.L
 		w.insert.Close()
 		return nil, fmt.Errorf("prepare seq lookup: %w", err)
 	}
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{{&w.begin, "BEGIN IMMEDIATE"}, {&w.end, "COMMIT"}, {&w.version, "PRAGMA data_version"}} {
+		if *p.st, err = conn.PrepareContext(ctx, p.sql); err != nil {
+			w.closeStmts()
+			return nil, fmt.Errorf("prepare %s: %w", p.sql, err)
+		}
+	}
 	return w, nil
 }
 
 func (w *writer) closeStmts() error {
-	return errors.Join(w.insert.Close(), w.maxSeq.Close())
+	var errs []error
+	for _, st := range []*sql.Stmt{w.insert, w.maxSeq, w.begin, w.end, w.version} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // close releases the connection; run must have returned.
@@ -297,7 +315,7 @@ func (w *writer) commit(g []*request) {
 func (w *writer) write(g []*request) (results []result, bad int, err error) {
 	bad = -1
 	ctx := context.Background()
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := w.begin.ExecContext(ctx); err != nil {
 		w.invalidate()
 		return nil, -1, fmt.Errorf("begin: %w", err)
 	}
@@ -349,7 +367,7 @@ func (w *writer) write(g []*request) (results []result, bad int, err error) {
 		results[i].events = out
 		n += len(out)
 	}
-	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := w.end.ExecContext(ctx); err != nil {
 		return nil, -1, fmt.Errorf("commit: %w", err)
 	}
 	w.lastID = id
@@ -373,7 +391,7 @@ func (w *writer) write(g []*request) (results []result, bad int, err error) {
 // so nobody else can write until we commit.
 func (w *writer) syncCaches(ctx context.Context) error {
 	var v int64
-	if err := w.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+	if err := w.version.QueryRowContext(ctx).Scan(&v); err != nil {
 		return fmt.Errorf("read data version: %w", err)
 	}
 	if w.dataVersion != 0 && v != w.dataVersion {
