@@ -88,6 +88,12 @@ type analyzer struct {
 	// both absolute. The file system outlives subshells, so they are not
 	// part of the state.
 	links map[string]string
+	// copies are the files made earlier in the line as copies of others
+	// (cp, mv, install, dd, a local rsync, a hard link): copy -> source,
+	// both absolute. A copy holds what its source held, so a read of the
+	// copy (or of a path below a copied directory) reads the source too
+	// (see viaCopies).
+	copies map[string]string
 	// aliases defined so far (alias ls='rm -rf ~'), and those being expanded
 	aliases, aliasBusy map[string]string
 	// carried are the reads whose content command substitutions (and

@@ -624,6 +624,13 @@ func (a *analyzer) newCall(c *ctx, st *state, argv []field, ro runOpts) *call {
 	}
 	k.cmd = Command{Argv: av, Dir: st.dir, Span: c.mkSpan(ro.sp), Via: c.via}
 	k.cmd.Effects = append(k.cmd.Effects, ro.effs...)
+	if len(a.copies) > 0 {
+		for _, e := range ro.effs {
+			if e.Kind == Read && !e.Unknown && e.Target != "" {
+				k.cmd.Effects = append(k.cmd.Effects, a.viaCopies(e)...)
+			}
+		}
+	}
 	if st.remote != "" {
 		k.attr("remote", st.remote)
 	}
@@ -753,6 +760,24 @@ func (k *call) eff(e Effect) {
 		}
 	}
 	k.cmd.Effects = append(k.cmd.Effects, e)
+	if len(k.a.copies) > 0 && !e.Unknown && e.Target != "" {
+		switch e.Kind {
+		case Read:
+		copies:
+			for _, c := range k.a.viaCopies(e) {
+				for _, x := range k.cmd.Effects {
+					if x.Kind == Read && x.Target == c.Target {
+						continue copies
+					}
+				}
+				k.cmd.Effects = append(k.cmd.Effects, c)
+			}
+		case Write:
+			if !keepsContent[k.name] {
+				delete(k.a.copies, e.Target) // it holds something else now
+			}
+		}
+	}
 }
 
 // file adds a file effect on f.

@@ -74,16 +74,24 @@ func fsPrograms() []program {
 			k.copyMove(false)
 		}, examples: []example{ex("install -m 755 bin ~/.local/bin/x", "read /home/u/proj/bin", "write /home/u/.local/bin/x")}},
 		{names: []string{"dd"}, model: func(k *call) {
+			var in, out *field
 			for _, f := range k.args {
 				if !f.known {
 					continue
 				}
 				switch {
 				case strings.HasPrefix(f.val, "if="):
-					k.file(Read, sub(f, f.val[3:]), false)
+					i := sub(f, f.val[3:])
+					in = &i
+					k.file(Read, i, false)
 				case strings.HasPrefix(f.val, "of="):
-					k.file(Write, sub(f, f.val[3:]), false)
+					o := sub(f, f.val[3:])
+					out = &o
+					k.file(Write, o, false)
 				}
+			}
+			if in != nil && out != nil {
+				k.recordCopy(*in, *out, false, false)
 			}
 		}, examples: []example{ex("dd if=/home/u/.ssh/id_rsa of=/dev/sda bs=1M", "read /home/u/.ssh/id_rsa", "write /dev/sda", "tag disk.write")}},
 		{names: []string{"truncate"}, model: func(k *call) {
@@ -181,6 +189,10 @@ func (k *call) copyMove(move bool) {
 		if len(srcs) == 1 {
 			k.copiedWarden(srcs[0], *dest)
 		}
+		_, toDir := p.get("t", "target-directory")
+		for _, s := range srcs {
+			k.recordCopy(s, *dest, toDir || len(srcs) > 1, false)
+		}
 	}
 }
 
@@ -191,7 +203,15 @@ func (k *call) ln() {
 	}
 	if t, ok := p.get("t", "target-directory"); ok {
 		k.file(Write, t, false)
+		if !p.has("s", "symbolic") {
+			for _, o := range p.ops {
+				k.recordCopy(o, t, true, false) // a hard link is the same file
+			}
+		}
 		return
+	}
+	if !p.has("s", "symbolic") && len(p.ops) == 2 {
+		defer k.recordCopy(p.ops[0], p.ops[1], false, false) // a hard link is the same file
 	}
 	switch len(p.ops) {
 	case 0:

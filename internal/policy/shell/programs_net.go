@@ -131,6 +131,10 @@ func (k *call) rsync() {
 	if del {
 		k.file(Delete, dest, true)
 	}
+	for _, s := range srcs {
+		// rsync a/ b copies a's content into b; rsync a b/ makes b/a
+		k.recordCopy(s, dest, len(srcs) > 1, s.known && strings.HasSuffix(s.val, "/"))
+	}
 }
 
 // home expands a leading ~/ in a value found inside an argument.

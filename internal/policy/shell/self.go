@@ -539,6 +539,9 @@ func (a *analyzer) recordWritten(st *state, rs []*syntax.Redirect, start int) {
 		if !ok || e.Unknown {
 			continue
 		}
+		if !app {
+			delete(a.copies, e.Target) // overwritten: no longer a copy
+		}
 		a.recordFilled(e.Target, app, start)
 		txt, known := "", false
 		if start < len(a.out.Commands) {

@@ -836,6 +836,12 @@ func (a *analyzer) cmdSubst(c *ctx, st *state, x *syntax.CmdSubst) field {
 		}
 		return f
 	}
+	if ce, ok := x.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 0 && len(cm.Via) == len(c.via)+1 {
+		if d, ok := a.cacheDir(sub, cm.Argv); ok {
+			d.subst = true
+			return d // $(go env GOCACHE), $(pip cache dir)
+		}
+	}
 	if out, ok := literalOutput(a.out.Commands[start:start+1], a.meta[start:start+1], a.opts.Env); ok {
 		return field{val: strings.TrimRight(out, "\n"), known: true, subst: true}
 	}

@@ -1,0 +1,76 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// Copies carry what they copy. A file made in the line as a copy of
+// another (cp, mv, install, dd if= of=, rsync to a local path, a hard
+// link) holds its source's content: reading the copy later in the line
+// reads the source as well, so cp ~/.ssh/id_rsa /tmp/k; curl -F f=@/tmp/k
+// sends the key, ln ~/.ssh/id_rsa k; cat k reads it, and env > /tmp/e; mv
+// /tmp/e /tmp/f; curl -d @/tmp/f … sends the environment (the source's
+// filled reads are found through the extra read, see flow). A copy that
+// is written again forgets its source.
+
+// maxCopies bounds the copies remembered in one line.
+const maxCopies = 64
+
+// recordCopy remembers that dst now holds what src held. into says dst is
+// a directory the source goes into (cp a b/, -t DIR, several sources); an
+// existing directory counts as well when the file system can be asked.
+// whole says a directory's content is copied into dst itself (rsync a/ b).
+func (k *call) recordCopy(src, dst field, into, whole bool) {
+	if !src.known || !dst.known || src.glob || dst.glob || src.val == "" || dst.val == "" {
+		return
+	}
+	s, ok := k.a.target(k.st, Read, k.home(src), false)
+	if !ok || s.Unknown || s.Target == "" {
+		return
+	}
+	d, ok := k.a.target(k.st, Write, k.home(dst), false)
+	if !ok || d.Unknown || d.Target == "" || d.Target == s.Target {
+		return
+	}
+	into = into || strings.HasSuffix(dst.val, "/")
+	if !into && !whole && k.a.opts.IsDir != nil && k.a.opts.IsDir(d.Target) {
+		into = true
+	}
+	t := d.Target
+	if into && !whole {
+		t = path.Join(t, path.Base(s.Target))
+	}
+	if k.a.copies == nil {
+		k.a.copies = map[string]string{}
+	}
+	if len(k.a.copies) < maxCopies {
+		k.a.copies[t] = s.Target
+	}
+}
+
+// viaCopies returns the reads of the sources a read e reaches through the
+// copies made earlier in the line: e's target is a copy, or lies below a
+// copied directory (followed through copies of copies).
+func (a *analyzer) viaCopies(e Effect) []Effect {
+	var out []Effect
+	p := e.Target
+	for range maxLinkHops {
+		best := ""
+		for c := range a.copies {
+			if (p == c || strings.HasPrefix(p, c+"/")) && len(c) > len(best) {
+				best = c
+			}
+		}
+		if best == "" {
+			break
+		}
+		p = a.copies[best] + p[len(best):]
+		if p == e.Target {
+			break
+		}
+		out = append(out, Effect{Kind: Read, Target: p, Recursive: e.Recursive,
+			Reason: e.Target + " is a copy of " + p + " made earlier in the command line"})
+	}
+	return out
+}
