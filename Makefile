@@ -7,7 +7,7 @@ PKGS          := ./...
 FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:FuzzInlineCode ./internal/policy/shell:FuzzSQLDestroys ./internal/policy:FuzzParse ./internal/protocol/monitor:FuzzDecode \
                  ./internal/protocol/hooks:FuzzDecode ./internal/protocol/hooks:FuzzDecodeSpoolEntry ./internal/integrations/claudecode:FuzzMerge \
                  ./internal/jsonrpc:FuzzDecode ./internal/editor:FuzzApply ./internal/lsp:FuzzReadMessage \
-                 ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/search:FuzzLiteral ./internal/wsfs:FuzzRel \
+                 ./internal/gitcli:FuzzParseStatus ./internal/search:FuzzCompile ./internal/search:FuzzLiteral ./internal/search:FuzzInnerLiteral ./internal/wsfs:FuzzRel \
                  ./internal/ops:FuzzResolvePath ./internal/integrations/configtmpl:FuzzRender \
                  ./internal/integrations/opencode:FuzzSSE ./internal/policy:FuzzParseSandbox ./internal/sandbox:FuzzDecodeProfile \
                  ./internal/credential:FuzzParse ./internal/proof:FuzzCheck ./internal/proof:FuzzParsePublicPEM \

@@ -95,3 +95,97 @@ func FuzzLiteral(f *testing.F) {
 		checkLiteral(t, q, Options{CaseSensitive: caseSensitive, WholeWord: wholeWord}, []byte(content))
 	})
 }
+
+// scanAllSub collects what scan reports with submatches.
+func scanAllSub(m *matcher, content []byte) []string {
+	var out []string
+	m.scan(content, true, func(line, start int, text []byte, loc []int) bool {
+		out = append(out, fmt.Sprintf("%d:%d:%v:%q", line, start, loc, text))
+		return true
+	})
+	return out
+}
+
+// checkInner compares the inner-literal path of a regular expression with
+// the regular expression alone on content.
+func checkInner(t *testing.T, q string, opts Options, content []byte) {
+	t.Helper()
+	opts.UseRegex = true
+	m, err := compile(q, opts)
+	if err != nil {
+		return
+	}
+	slow := *m
+	slow.inner = nil
+	if got, want := scanAll(m, content), scanAll(&slow, content); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%q %+v in %q (inner %q):\ninner  %v\nregexp %v", q, opts, content, innerLit(m), got, want)
+	}
+	if got, want := scanAllSub(m, content), scanAllSub(&slow, content); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%q %+v in %q (inner %q), submatches:\ninner  %v\nregexp %v", q, opts, content, innerLit(m), got, want)
+	}
+}
+
+func innerLit(m *matcher) []byte {
+	if m.inner == nil {
+		return nil
+	}
+	return m.inner.lit
+}
+
+func TestInnerLiteral(t *testing.T) {
+	contents := []string{
+		"func f(ctx context.Context) {\nfunc g(ctx context.Context, x int)\r\nfunc (ctx context.Context)\n",
+		"FUNC F(CTX CONTEXT.CONTEXT)\nfunc_x(ctx context.Context\n\nfunc h(ctx context.Context",
+		"ab\r\r\nxab\rab\nab\n\n\xffab\xff\nΣab σab\n",
+		"\u212a \u017f k s K S ks\n",
+		"a\nb\na\r\nb\n",
+	}
+	queries := []struct {
+		q      string
+		inner  string // "" for none
+		strict bool   // case-sensitive
+	}{
+		{`func [A-Za-z_][A-Za-z0-9_]*\(ctx context\.Context`, "(ctx context.Context", true},
+		{`func \w+\(ctx`, "(ctx", true},
+		{`a+b`, "b", true},
+		{`(ab)+\r`, "\r", true},
+		{`ab$`, "ab", true},
+		{`^ab`, "ab", true},
+		{`\bab\b`, "ab", true},
+		{`x?ab`, "ab", true},
+		{`(?i)ab.`, "", true},
+		{`[σΣ]ab`, "ab", true},
+		{`.ab.`, "ab", true},
+		{`\x{FFFD}ab`, "ab", true},
+		{`ab|cd`, "", true},
+		{`a\nb`, "", true}, // a literal: the literal path
+		{`a\r?`, "a", true},
+		{`(?i)k.`, "", false},
+		{`(?i)\(ctx c`, "(", false},
+		{`[a-z]+ \(`, " (", true},
+	}
+	for _, q := range queries {
+		opts := Options{UseRegex: true, CaseSensitive: q.strict}
+		m, err := compile(q.q, opts)
+		if err != nil {
+			t.Fatalf("%q: %v", q.q, err)
+		}
+		if got := string(innerLit(m)); got != q.inner {
+			t.Errorf("%q: inner literal %q, want %q", q.q, got, q.inner)
+		}
+		for _, c := range contents {
+			for _, ww := range []bool{false, true} {
+				checkInner(t, q.q, Options{CaseSensitive: q.strict, WholeWord: ww}, []byte(c))
+			}
+		}
+	}
+}
+
+func FuzzInnerLiteral(f *testing.F) {
+	f.Add(`func \w+\(ctx`, "func f(ctx)\nfunc g(ctx\r\n", true, false)
+	f.Add(`a+b`, "aab\nb\r\nab\r", false, false)
+	f.Add(`[σΣ]ab`, "Σab σab\n\xffab", true, true)
+	f.Fuzz(func(t *testing.T, q, content string, caseSensitive, wholeWord bool) {
+		checkInner(t, q, Options{CaseSensitive: caseSensitive, WholeWord: wholeWord}, []byte(content))
+	})
+}

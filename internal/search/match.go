@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,18 +14,39 @@ import (
 type matcher struct {
 	re        *regexp.Regexp
 	wholeWord bool
-	// lit, when set, is found with byte comparisons instead of re (which
-	// gives the same matches): a literal query matched case-sensitively
-	// (or a regular expression that is one), or an ASCII literal matched
-	// ignoring case (then lit is in lower case and fold is set).
-	lit  []byte
-	fold bool
-	// rare is the position in lit of its rarest byte in source code,
-	// which is searched for first.
-	rare int
+	// finder's lit, when set, is found with byte comparisons instead of
+	// re (which gives the same matches): a literal query matched
+	// case-sensitively (or a regular expression that is one), or an ASCII
+	// literal matched ignoring case (then lit is in lower case and fold is
+	// set).
+	finder
 	// foldKS: lit holds a k or an s, which (?i) also matches as the
 	// Kelvin sign and the long s; content holding either is left to re.
 	foldKS bool
+	// inner, when set (a regular expression that is not a literal), is a
+	// literal every match holds: only the lines holding it are given to
+	// re, as ripgrep does.
+	inner *finder
+}
+
+// finder finds a literal with byte searches.
+type finder struct {
+	lit  []byte
+	fold bool // lit is lower case and found ignoring ASCII case
+	// rare is the position in lit of its rarest byte in source code,
+	// which is searched for first.
+	rare int
+}
+
+// newFinder returns the finder of lit.
+func newFinder(lit []byte, fold bool) finder {
+	f := finder{lit: lit, fold: fold}
+	for i, c := range lit {
+		if byteRank[c] < byteRank[lit[f.rare]] {
+			f.rare = i
+		}
+	}
+	return f
 }
 
 // compile turns a query and its options into a matcher.
@@ -47,24 +69,100 @@ func compile(query string, opts Options) (*matcher, error) {
 	}
 	m := &matcher{re: re, wholeWord: opts.WholeWord}
 	if p, complete := re.LiteralPrefix(); complete && p != "" {
-		m.lit = []byte(p)
+		m.finder = newFinder([]byte(p), false)
 	} else if !opts.UseRegex && !opts.CaseSensitive && asciiOnly(query) {
-		m.lit = []byte(strings.ToLower(query))
-		for _, c := range m.lit {
+		lit, fold := []byte(strings.ToLower(query)), false
+		for _, c := range lit {
 			if c >= 'a' && c <= 'z' {
-				m.fold = true
+				fold = true
 			}
 			if c == 'k' || c == 's' {
 				m.foldKS = true
 			}
 		}
-	}
-	for i, c := range m.lit {
-		if byteRank[c] < byteRank[m.lit[m.rare]] {
-			m.rare = i
+		m.finder = newFinder(lit, fold)
+	} else if syn, err := syntax.Parse(flags+"(?:"+expr+")", syntax.Perl); err == nil {
+		if lit := requiredLiteral(syn.Simplify(), 0); lit != nil {
+			f := newFinder(lit, false)
+			m.inner = &f
 		}
 	}
 	return m, nil
+}
+
+// requiredLiteral returns a literal (case-sensitive UTF-8 bytes) that
+// every match of re holds, the one whose rarest byte is rarest (then the
+// longest), nil when it finds none. It is conservative: what it cannot
+// reason about requires nothing.
+func requiredLiteral(re *syntax.Regexp, depth int) []byte {
+	if depth > 64 {
+		return nil
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		return literalRun(re)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0], depth+1)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0], depth+1)
+		}
+	case syntax.OpConcat:
+		var best []byte
+		for _, sub := range re.Sub {
+			if lit := requiredLiteral(sub, depth+1); rarer(lit, best) {
+				best = lit
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// literalRun returns the best run of a literal node's runes that match
+// only themselves, as bytes: under case folding a rune with other cases
+// (and the k, s of the Kelvin sign and the long s) breaks the run, and so
+// does U+FFFD, which also matches an invalid byte.
+func literalRun(re *syntax.Regexp) []byte {
+	folded := re.Flags&syntax.FoldCase != 0
+	var best, run []byte
+	flush := func() {
+		if rarer(run, best) {
+			best = run
+		}
+		run = nil
+	}
+	for _, r := range re.Rune {
+		if r == utf8.RuneError || r < 0 || r > unicode.MaxRune || folded && unicode.SimpleFold(r) != r {
+			flush()
+			continue
+		}
+		run = utf8.AppendRune(run, r)
+	}
+	flush()
+	return best
+}
+
+// rarer reports whether literal a is the better one to search for than b:
+// its rarest byte is rarer, or as rare and a is longer.
+func rarer(a, b []byte) bool {
+	if len(a) == 0 {
+		return false
+	}
+	if len(b) == 0 {
+		return true
+	}
+	ra, rb := rarest(a), rarest(b)
+	return ra < rb || ra == rb && len(a) > len(b)
+}
+
+// rarest is the rank of the rarest byte of lit.
+func rarest(lit []byte) uint8 {
+	r := uint8(255)
+	for _, c := range lit {
+		r = min(r, byteRank[c])
+	}
+	return r
 }
 
 func asciiOnly(s string) bool {
@@ -88,10 +186,10 @@ func (m *matcher) literal(content []byte) []byte {
 	return m.lit
 }
 
-// index returns the offset of the first occurrence of m.lit in b (ASCII
-// case folded when m.fold), -1 for none. It looks for the literal's rarest
+// index returns the offset of the first occurrence of f.lit in b (ASCII
+// case folded when f.fold), -1 for none. It looks for the literal's rarest
 // byte first (memchr), as ripgrep does, then compares the rest.
-func (m *matcher) index(b []byte) int {
+func (m *finder) index(b []byte) int {
 	lit, r := m.lit, m.rare
 	n := len(lit)
 	if len(b) < n {
@@ -139,8 +237,8 @@ func (m *matcher) index(b []byte) int {
 	return -1
 }
 
-// equal reports whether b (as long as m.lit) is m.lit.
-func (m *matcher) equal(b []byte) bool {
+// equal reports whether b (as long as f.lit) is f.lit.
+func (m *finder) equal(b []byte) bool {
 	if !m.fold {
 		return bytes.Equal(b, m.lit)
 	}
@@ -184,6 +282,10 @@ var byteRank = [256]uint8{
 func (m *matcher) scan(content []byte, sub bool, fn func(line, start int, text []byte, loc []int) bool) {
 	if lit := m.literal(content); lit != nil && !sub {
 		m.scanLiteral(content, fn)
+		return
+	}
+	if m.inner != nil {
+		m.scanInner(content, sub, fn)
 		return
 	}
 	// A regular expression can only match in a line if it matches in the
@@ -267,6 +369,37 @@ func (m *matcher) scanLiteral(content []byte, fn func(line, start int, text []by
 			if !fn(lineNo, ls, text, loc[:]) {
 				return
 			}
+		}
+		pos = le + 1
+	}
+}
+
+// scanInner is scan for a regular expression with an inner literal: the
+// lines holding the literal are found with byte searches and only they
+// are given to the regular expression (a line without it has no match).
+func (m *matcher) scanInner(content []byte, sub bool, fn func(line, start int, text []byte, loc []int) bool) {
+	pos, lineNo, counted := 0, 0, 0
+	for pos < len(content) {
+		at := m.inner.index(content[pos:])
+		if at < 0 {
+			return
+		}
+		ls := pos
+		if i := bytes.LastIndexByte(content[pos:pos+at], '\n'); i >= 0 {
+			ls = pos + i + 1
+		}
+		le := len(content)
+		if i := bytes.IndexByte(content[pos+at:], '\n'); i >= 0 {
+			le = pos + at + i
+		}
+		lineNo += bytes.Count(content[counted:ls], []byte{'\n'})
+		counted = ls
+		text := content[ls:le]
+		if n := len(text); n > 0 && text[n-1] == '\r' {
+			text = text[:n-1]
+		}
+		if !m.scanLine(lineNo, ls, text, sub, fn) {
+			return
 		}
 		pos = le + 1
 	}
