@@ -115,3 +115,28 @@ func TestStemPlural(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstCodeLine checks the preview of a ranked hit against the plain
+// reading: the first line of the span that is not blank or a comment.
+func TestFirstCodeLine(t *testing.T) {
+	content := "// c\n\n  /* x */\n\t# y\n * z\n  code one  \nlast\n"
+	d := &doc{content: []byte(content)}
+	for _, c := range []struct {
+		from, to int
+		want     string
+	}{
+		{1, 7, "code one"}, {0, 7, "code one"}, {1, 5, ""}, {6, 6, "code one"}, {7, 7, "last"},
+		{7, 9, "last"}, {8, 9, ""}, {3, 2, ""},
+	} {
+		if got := firstCodeLine(d, c.from, c.to); got != c.want {
+			t.Errorf("firstCodeLine(%d, %d) = %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+	d.content = []byte("a\nb") // no final line break
+	if got := firstCodeLine(d, 2, 2); got != "b" {
+		t.Errorf("last line without a break: %q", got)
+	}
+	if got := firstCodeLine(&doc{}, 1, 1); got != "" {
+		t.Errorf("no content: %q", got)
+	}
+}
