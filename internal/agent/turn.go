@@ -156,13 +156,21 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 	}()
 	ctx := r.ctx
 	res := TurnResult{SessionID: h.id, Turn: u.Turn}
-	if _, err := e.record(ctx, ev(h.id, h.workspace, event.MessageUser, u), ev(h.id, h.workspace, event.SessionStatus, StatusData{Status: "busy", Turn: u.Turn})); err != nil {
-		r.err = err
-		return
-	}
-	e.notify(h.id, "session.status", map[string]any{"sessionId": h.id, "status": "busy"})
+	// the user's message commits while the model is asked (see ahead)
+	l := &ahead{}
+	user := e.later(ctx, l, func() {
+		e.notify(h.id, "session.status", map[string]any{"sessionId": h.id, "status": "busy"})
+	}, ev(h.id, h.workspace, event.MessageUser, u), ev(h.id, h.workspace, event.SessionStatus, StatusData{Status: "busy", Turn: u.Turn}))
 	var final []event.Event
-	stop, err := e.steps(ctx, h, u.Turn, &res, &final)
+	stop, err := e.steps(ctx, h, u.Turn, &res, &final, l)
+	if lerr := l.wait(); user.err != nil {
+		// the message is not in the log: the turn did not happen, and
+		// nothing of it was recorded or announced
+		r.err = user.err
+		return
+	} else if lerr != nil && err == nil {
+		stop, err = StopError, lerr
+	}
 	if err != nil && stop == "" {
 		stop = StopError
 	}
@@ -196,7 +204,12 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 // final, for turn to record with the turn's end in one batch. h is the session as the turn began; each step brings it up to date with
 // the log (reading only the events after those it holds), so the view is
 // always the log's.
-func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResult, final *[]event.Event) (string, error) {
+//
+// l holds the records still committing (see ahead): the user's message at
+// the first step, the previous step's last results after; they are in
+// the step's view, and the step waits for them before it announces or
+// records anything.
+func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResult, final *[]event.Event, l *ahead) (string, error) {
 	id := h.id
 	var lastSig string
 	for step := 1; ; step++ {
@@ -215,9 +228,16 @@ func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResul
 			return "", err
 		}
 		tools := e.toolSet(h.depth)
-		v := e.buildView(h, nil)
+		v := e.buildView(l.view(h), nil)
 		window, reserve := e.window(ctx, p, model, h.model)
 		if estimate(v, defs(tools)) > window-reserve {
+			// compaction reads and records the log: everything first
+			if err := l.wait(); err != nil {
+				return StopError, err
+			}
+			if h, err = e.refresh(ctx, h); err != nil {
+				return "", err
+			}
 			if _, err := e.compact(ctx, h, p, model, window-reserve, false); err != nil {
 				return StopOverflow, err
 			}
@@ -228,15 +248,33 @@ func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResul
 		}
 		req := provider.Request{Model: model, System: v.System, Messages: v.Messages, Tools: defs(tools), MaxTokens: reserve}
 		var sofar partial
+		// the answer's deltas are announced once what it answers is
+		// durable: the first one waits for l's commits
+		waited, durable := false, false
+		announce := func() bool {
+			if !waited {
+				waited, durable = true, l.wait() == nil
+			}
+			return durable
+		}
 		resp, err := p.Stream(ctx, req, func(d provider.Delta) {
 			sofar.add(d)
 			switch d.Kind {
 			case provider.DeltaText:
-				e.notify(id, "agent.text_delta", map[string]any{"sessionId": id, "delta": d.Text})
+				if announce() {
+					e.notify(id, "agent.text_delta", map[string]any{"sessionId": id, "delta": d.Text})
+				}
 			case provider.DeltaThinking:
-				e.notify(id, "agent.thinking_delta", map[string]any{"sessionId": id, "delta": d.Text})
+				if announce() {
+					e.notify(id, "agent.thinking_delta", map[string]any{"sessionId": id, "delta": d.Text})
+				}
 			}
 		})
+		if lerr := l.wait(); lerr != nil {
+			// what the model answered is not in the log: its answer is
+			// neither recorded nor announced further
+			return StopError, lerr
+		}
 		if err != nil {
 			aborted := ctx.Err() != nil
 			stop := StopError
@@ -293,7 +331,7 @@ func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResul
 		}
 		lastSig = sig
 		var sub provider.Usage
-		e.runCalls(ctx, h, tools, calls, &sub, pend)
+		e.runCalls(ctx, h, tools, calls, &sub, pend, l)
 		res.TokenUsage = res.TokenUsage.Add(sub)
 		if ctx.Err() != nil {
 			return StopAborted, nil
@@ -429,23 +467,29 @@ func firstAlone(tools map[string]tool, calls []provider.ToolCall) bool {
 // refuseAll gives every call a result without running it.
 func (e *Engine) refuseAll(ctx context.Context, h *history, calls []provider.ToolCall, pend *pending, why string) {
 	for _, c := range calls {
-		e.result(ctx, h, c, pend, why, true, "not_executed", time.Now())
+		e.result(ctx, nil, h, c, pend, why, true, "not_executed", time.Now())
 	}
 }
 
 // runCalls runs one step's tool calls: consecutive read-only calls side by
 // side, every other call alone, in the model's order. Every call gets
 // exactly one tool.result. pend, when set, goes with the first call's
-// first record.
-func (e *Engine) runCalls(ctx context.Context, h *history, tools map[string]tool, calls []provider.ToolCall, usage *provider.Usage, pend *pending) {
+// first record. The results of the last group are recorded through l
+// (they commit while the model is asked the next step); the others before
+// the next group runs.
+func (e *Engine) runCalls(ctx context.Context, h *history, tools map[string]tool, calls []provider.ToolCall, usage *provider.Usage, pend *pending, l *ahead) {
 	var mu sync.Mutex
 	for i := 0; i < len(calls); {
 		j := group(tools, calls, i)
+		var later *ahead
+		if j == len(calls) {
+			later = l
+		}
 		var wg sync.WaitGroup
 		for _, c := range calls[i:j] {
 			wg.Go(func() {
 				var u provider.Usage
-				e.runCall(ctx, h, tools, c, &u, pend)
+				e.runCall(ctx, h, tools, c, &u, pend, later)
 				mu.Lock()
 				*usage = usage.Add(u)
 				mu.Unlock()
@@ -456,18 +500,19 @@ func (e *Engine) runCalls(ctx context.Context, h *history, tools map[string]tool
 	}
 }
 
-// runCall gates and runs one call and records its one result.
-func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool, c provider.ToolCall, usage *provider.Usage, pend *pending) {
+// runCall gates and runs one call and records its one result (through l
+// when set).
+func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool, c provider.ToolCall, usage *provider.Usage, pend *pending, l *ahead) {
 	start := time.Now()
 	if ctx.Err() != nil {
 		// arrived after the abort: never runs
-		e.result(ctx, h, c, pend, "aborted before it ran", true, "aborted", start)
+		e.result(ctx, l, h, c, pend, "aborted before it ran", true, "aborted", start)
 		return
 	}
 	e.notify(h.id, "agent.tool_start", map[string]any{"sessionId": h.id, "toolName": c.Name, "toolId": c.ID})
 	ws, err := e.opts.Ops.Workspace(h.workspace)
 	if err != nil {
-		e.result(ctx, h, c, pend, "warden cannot serve this workspace: "+err.Error(), true, "error", start)
+		e.result(ctx, l, h, c, pend, "warden cannot serve this workspace: "+err.Error(), true, "error", start)
 		return
 	}
 	caller := ops.Caller{Source: Source, Session: h.id, CallID: c.ID, OwnResult: true,
@@ -485,7 +530,7 @@ func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool,
 		err = ws.Refuse(ctx, caller, "", c.Name, map[string]any{"arguments": string(c.Arguments)}, "warden.agent-bad-arguments", aerr)
 	}
 	if err != nil {
-		e.result(ctx, h, c, pend, err.Error(), true, "error", start)
+		e.result(ctx, l, h, c, pend, err.Error(), true, "error", start)
 		return
 	}
 	tc := &toolCtx{e: e, ws: ws, caller: caller, h: h, call: c, usage: usage}
@@ -494,17 +539,17 @@ func (e *Engine) runCall(ctx context.Context, h *history, tools map[string]tool,
 	var pre *preGateError
 	switch {
 	case ctx.Err() != nil:
-		e.result(ctx, h, c, pend, fmt.Sprintf("aborted after %s; side effects may have happened", since(start)), true, "aborted", start)
+		e.result(ctx, l, h, c, pend, fmt.Sprintf("aborted after %s; side effects may have happened", since(start)), true, "aborted", start)
 	case errors.As(err, &denied):
-		e.result(ctx, h, c, pend, "denied by warden: "+denied.Verdict.Reason, true, "denied", start)
+		e.result(ctx, l, h, c, pend, "denied by warden: "+denied.Verdict.Reason, true, "denied", start)
 	case errors.As(err, &pre):
 		// refused before the gate saw it: still in the log as a refusal
 		_ = ws.Refuse(ctx, caller, "", c.Name, args, pre.Rule, pre.Err)
-		e.result(ctx, h, c, pend, "refused by warden: "+err.Error(), true, "denied", start)
+		e.result(ctx, l, h, c, pend, "refused by warden: "+err.Error(), true, "denied", start)
 	case err != nil:
-		e.result(ctx, h, c, pend, err.Error(), true, "error", start)
+		e.result(ctx, l, h, c, pend, err.Error(), true, "error", start)
 	default:
-		e.result(ctx, h, c, pend, out, false, "ok", start)
+		e.result(ctx, l, h, c, pend, out, false, "ok", start)
 	}
 }
 
@@ -518,13 +563,23 @@ func toolNames(ts map[string]tool) []string {
 }
 
 // result records a call's one tool.result (after what pend still holds,
-// in the same transaction) and announces it.
-func (e *Engine) result(ctx context.Context, h *history, c provider.ToolCall, pend *pending, content string, isErr bool, outcome string, start time.Time) {
+// in the same transaction) and announces it once it is durable. With l
+// set, the record commits in the background (see ahead) and result
+// returns at once.
+func (e *Engine) result(ctx context.Context, l *ahead, h *history, c provider.ToolCall, pend *pending, content string, isErr bool, outcome string, start time.Time) {
 	d := ResultData{CallID: c.ID, ToolID: c.ID, Tool: c.Name, Content: content, IsError: isErr, Outcome: outcome, Duration: time.Since(start).Milliseconds()}
-	if _, err := e.record(ctx, append(pend.take(), ev(h.id, h.workspace, event.ToolResult, d))...); err != nil {
+	evs := append(pend.take(), ev(h.id, h.workspace, event.ToolResult, d))
+	announce := func() {
+		e.notify(h.id, "agent.tool_end", map[string]any{"sessionId": h.id, "toolId": c.ID, "toolName": c.Name,
+			"result": map[string]any{"content": content, "isError": isErr, "outcome": outcome, "duration": d.Duration}})
+	}
+	if l != nil {
+		e.later(ctx, l, announce, evs...)
+		return
+	}
+	if _, err := e.record(ctx, evs...); err != nil {
 		e.log.Error("could not record a tool result", "session", h.id, "call", c.ID, "err", err)
 		return
 	}
-	e.notify(h.id, "agent.tool_end", map[string]any{"sessionId": h.id, "toolId": c.ID, "toolName": c.Name,
-		"result": map[string]any{"content": content, "isError": isErr, "outcome": outcome, "duration": d.Duration}})
+	announce()
 }

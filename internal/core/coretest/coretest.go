@@ -9,6 +9,7 @@ import (
 
 	"github.com/warden-dev/warden/internal/core"
 	"github.com/warden-dev/warden/internal/policy"
+	"github.com/warden-dev/warden/internal/store"
 	"github.com/warden-dev/warden/internal/store/sqlite"
 )
 
@@ -25,6 +26,9 @@ type Options struct {
 	ApprovalTimeout time.Duration
 	// Dir is where the log lives (default a fresh t.TempDir()).
 	Dir string
+	// Log, when set, wraps the SQLite log the core writes to (a test that
+	// watches or holds appends).
+	Log func(store.Log) store.Log
 }
 
 // New returns a started core whose log is closed when the test ends.
@@ -48,7 +52,11 @@ func New(t testing.TB, o Options) *core.Core {
 		t.Fatalf("open log: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c, err := core.New(core.Config{Log: st, Policy: o.Policy, ApprovalTimeout: o.ApprovalTimeout, OverlayPath: filepath.Join(o.Dir, "overlay.yaml")})
+	var log store.Log = st
+	if o.Log != nil {
+		log = o.Log(st)
+	}
+	c, err := core.New(core.Config{Log: log, Policy: o.Policy, ApprovalTimeout: o.ApprovalTimeout, OverlayPath: filepath.Join(o.Dir, "overlay.yaml")})
 	if err != nil {
 		t.Fatalf("core: %v", err)
 	}

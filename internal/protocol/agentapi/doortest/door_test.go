@@ -647,7 +647,9 @@ func TestShellLeavesNoProcess(t *testing.T) {
 // the same transaction as its (lone) call's tool.call and decision, not in
 // one of its own: a turn with one tool call takes four commits (the
 // message, the answer with the gated call, the result, the last answer
-// with the turn's end). Events of one transaction share their time.
+// with the turn's end; the first and the third commit while the model is
+// asked, see TestCommitsOverlapTheModel). Events of one transaction share
+// their time.
 func TestAnswerCommitsWithItsCall(t *testing.T) {
 	h := newHarness(t, oneToolCall, harnessOptions{})
 	if err := os.WriteFile(filepath.Join(h.root, "a.txt"), []byte("hello\n"), 0o644); err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/warden-dev/warden/internal/provider"
 	"github.com/warden-dev/warden/internal/provider/sdk"
 	"github.com/warden-dev/warden/internal/reaper"
+	"github.com/warden-dev/warden/internal/store"
 	"github.com/warden-dev/warden/internal/workspace"
 )
 
@@ -58,7 +59,8 @@ type harness struct {
 type harnessOptions struct {
 	dir    string
 	engine func(*agent.Options)
-	ops    func(*ops.Options) // adjusts the operations' options (the code index's directory)
+	ops    func(*ops.Options)        // adjusts the operations' options (the code index's directory)
+	log    func(store.Log) store.Log // wraps the core's log
 }
 
 func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harness {
@@ -83,7 +85,7 @@ func newHarness(t testing.TB, script openaifake.Script, o harnessOptions) *harne
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.core = coretest.New(t, coretest.Options{Dir: dir, Policy: p})
+	h.core = coretest.New(t, coretest.Options{Dir: dir, Policy: p, Log: o.log})
 	reg, err := workspace.Open(filepath.Join(dir, "workspaces.json"), workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
