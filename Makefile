@@ -16,7 +16,7 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze ./internal/policy/shell:Fuz
                  ./internal/session:FuzzLoadCheckpoint ./internal/protocol/admin:FuzzParsePruneBefore \
                  ./internal/provider/ollamaenv:FuzzParseHost ./internal/provider/ollamaenv:FuzzNumCtx \
                  ./internal/index:FuzzParseQuery ./internal/agent:FuzzToolArguments ./internal/reaper:FuzzParentOf ./internal/protocol/agentapi:FuzzParams \
-                 ./internal/config:FuzzVectors
+                 ./internal/config:FuzzVectors ./internal/policy/shell:FuzzProcPath
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 

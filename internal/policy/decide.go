@@ -287,6 +287,10 @@ func (e *eval) place(ef shell.Effect) *effInfo {
 	info.isPath = true
 	r := e.p.roots
 	info.resolved = resolvePath(info.Target)
+	if ef.Link {
+		// rm link removes the link where it is, not what it points to
+		info.resolved = linkResolved(info.Target)
+	}
 	if procSelf(info.Target) {
 		// /proc/self is the command's own process, not the one judging it
 		info.resolved = info.Target
@@ -304,6 +308,9 @@ func (e *eval) place(ef shell.Effect) *effInfo {
 	}
 	// a walk that reads only names (find, du) may pass above warden's dirs
 	info.protected = r.reachesProtected(info.Target, info.resolved, info.Recursive, info.Meta, info.Glob)
+	if info.protected && ef.Kind == shell.Write && info.Recursive && info.Glob == "" {
+		info.protected = r.writeReaches(info.Target, info.resolved)
+	}
 	return info
 }
 

@@ -47,7 +47,9 @@ func Analyze(src string, opts Options) (res *Analysis, err error) {
 	}
 	st := a.initialState()
 	c := &ctx{src: src}
+	a.top = st
 	a.stmts(c, st, f.Stmts)
+	a.runExitTraps(st)
 	return a.out, nil
 }
 
@@ -94,6 +96,10 @@ type analyzer struct {
 	// copy (or of a path below a copied directory) reads the source too
 	// (see viaCopies).
 	copies map[string]string
+	// top is the line's own shell state, exitTraps the EXIT traps set in
+	// it, run when the line ends (p6_deferred.go)
+	top       *state
+	exitTraps []exitTrap
 	// aliases defined so far (alias ls='rm -rf ~'), and those being expanded
 	aliases, aliasBusy map[string]string
 	// carried are the reads whose content command substitutions (and

@@ -408,17 +408,22 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 			v = "."
 		}
 	}
-	var abs string
-	if strings.HasPrefix(v, "/") {
-		abs = a.physical(v)
-	} else {
+	raw := v
+	if !strings.HasPrefix(v, "/") {
 		if st.dir == "" {
 			e.Unknown = true
 			e.Reason = "relative path " + v + " in an unknown directory: " + st.dirWhy
 			return e, true
 		}
-		abs = a.physical(st.dir + "/" + v)
+		raw = st.dir + "/" + v
 	}
+	// /proc/self/root, /proc/self/cwd, /dev/fd/N/…: as the kernel takes them
+	raw, ok := ProcPath(raw, st.dir)
+	if !ok {
+		e.Unknown, e.Reason = true, raw
+		return e, true
+	}
+	abs := a.physical(raw)
 	if len(a.links) > 0 {
 		// a path below a link goes through it; so does a read of the
 		// link itself (cat link reads the target; rm and ln act on the link)

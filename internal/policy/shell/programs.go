@@ -79,6 +79,7 @@ func init() {
 			releasePrograms(),
 			exposePrograms(),
 			foreignPrograms(),
+			p6Programs(),
 		},
 		patternPrograms(),
 	)
@@ -169,6 +170,7 @@ func (a *analyzer) model(k *call) {
 	}
 	if m := programs.lookup(n); m != nil {
 		m(k)
+		k.after()
 		return
 	}
 	k.mentions()

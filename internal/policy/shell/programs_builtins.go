@@ -393,6 +393,9 @@ func (k *call) trap() {
 	if action.known && len(args) == 1 && isUnsigned(action.val) {
 		return
 	}
+	if k.exitTrap(action, args[1:]) {
+		return
+	}
 	k.nested(action, "trap", nil, true)
 }
 
@@ -431,6 +434,8 @@ func setupPrinter(name, args string) bool {
 		return strings.HasPrefix(args, "env")
 	case "dircolors":
 		return true
+	case "direnv":
+		return strings.HasPrefix(args, "hook ")
 	case "conda", "micromamba", "mamba":
 		return strings.HasPrefix(args, "shell.") && strings.HasSuffix(args, " hook") || strings.HasPrefix(args, "shell hook")
 	}

@@ -18,7 +18,9 @@ func fsPrograms() []program {
 		{names: []string{"rm"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{})
 			rec := p.has("r", "R", "recursive")
+			mark := len(k.cmd.Effects)
 			k.files(Delete, p.ops, rec)
+			k.markLinks(mark, p.ops)
 			k.sourcesGlob(p.ops, false)
 			if p.has("no-preserve-root") {
 				k.attr("no-preserve-root", "true")
@@ -41,7 +43,10 @@ func fsPrograms() []program {
 			k.files(Delete, parseOpts(k.args, spec{}).ops, false)
 		}, examples: []example{ex("rmdir -p a/b", "delete /home/u/proj/a/b", "!delete:r")}},
 		{names: []string{"unlink"}, model: func(k *call) {
-			k.files(Delete, parseOpts(k.args, spec{}).ops, false)
+			ops := parseOpts(k.args, spec{}).ops
+			mark := len(k.cmd.Effects)
+			k.files(Delete, ops, false)
+			k.markLinks(mark, ops)
 		}, examples: []example{ex("unlink ~/.bashrc", "delete /home/u/.bashrc")}},
 		{names: []string{"shred"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{arg: "ns", long: []string{"iterations", "size", "random-source"}})
@@ -198,6 +203,7 @@ func (k *call) copyMove(move bool) {
 
 func (k *call) ln() {
 	p := parseOpts(k.args, spec{arg: "tS", long: []string{"target-directory", "suffix"}})
+	k.hardLink(p)
 	if p.has("s", "symbolic") && len(p.ops) >= 1 && len(p.ops) <= 2 && !p.has("t", "target-directory") {
 		k.recordLink(p.ops)
 	}

@@ -9,7 +9,7 @@ import (
 func readPrograms() []program {
 	return []program{
 		{names: []string{"cat", "tac", "less", "more", "bat", "batcat", "view", "zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "zless",
-			"rev", "comm", "readlink", "realpath", "wc", "look", "tidy", "xmllint", "csvlook", "mlr",
+			"rev", "comm", "wc", "look", "tidy", "xmllint", "csvlook", "mlr",
 			"nano", "code", "open", "xdg-open"}, model: reads(spec{}),
 			examples: []example{ex("cat ~/.ssh/id_rsa", "read /home/u/.ssh/id_rsa"), ex("wc -l a b", "read /home/u/proj/a", "read /home/u/proj/b"), ex("less", "!read")}},
 		{names: []string{"od"}, model: reads(spec{arg: "AjNtSw", long: []string{"address-radix", "skip-bytes", "read-bytes", "format", "strings", "width"}}),

@@ -40,6 +40,14 @@ type Effect struct {
 	// Meta is set for reads of names and attributes only, not contents
 	// (find's walk, ls, du, stat, tree).
 	Meta bool `json:"meta,omitempty"`
+	// Link is set when the effect is on the last component itself, not on
+	// what it links to: rm and unlink remove a symlink, they do not follow
+	// it (rm -rf link removes the link; rm -rf link/ goes into it).
+	Link bool `json:"link,omitempty"`
+	// Follow is set for a recursive read that follows the symlinks it
+	// meets below Target (find -L, grep -R, zip -r, rsync -L, cp -L -r,
+	// tar -h): what the links lead to is read too.
+	Follow bool `json:"follow,omitempty"`
 }
 
 // Span locates a piece of the analysed input.
