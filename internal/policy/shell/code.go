@@ -181,32 +181,40 @@ func codeLang(lang string) string {
 }
 
 // codeSinks judges the calls of inline code that run programs or code.
-func (k *call) codeSinks(code field, lang string, depth int) {
+// It returns the program's scan (nil for the languages read elsewhere),
+// whose imports say which modules the code uses under which names.
+func (k *call) codeSinks(code field, lang string, depth int) *codeScan {
 	lang = codeLang(lang)
 	switch lang {
 	case "tcl":
 		k.tclCode(code, code.val, depth)
-		return
+		return nil
 	case "applescript":
 		k.appleScript(code)
-		return
+		return nil
 	case "pwsh":
 		k.pwshCode(code)
-		return
+		return nil
 	}
 	toks, ok := lexCode(code.val, lang)
 	if !ok {
 		k.dynamicExec(k.name + " runs inline code too long to analyse")
-		return
+		return nil
 	}
 	s := &codeScan{k: k, code: code, lang: lang, label: k.name + " -c", depth: depth,
 		alias: map[string]string{}, vars: map[string]codeVal{}, multi: map[string]bool{}, tainted: map[string]bool{}}
 	s.toks = s.normalise(toks)
+	for n, f := range k.codeVars {
+		if f.known {
+			s.vars[n] = codeVal{kind: 's', s: homeVal(f.val)}
+		}
+	}
 	s.bindings()
 	s.scan()
 	if lang == "awk" {
 		s.awkPipes()
 	}
+	return s
 }
 
 // normalise rewrites the ways a callee is named indirectly to its name:
@@ -225,6 +233,94 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 				out = appendIdent(out, ctok{kind: cIdent, val: strings.TrimPrefix(in[i+2].val, "node:")})
 				i += 3
 				continue
+			case (t.val == "require" && s.lang == "js" || (t.val == "__import__" || last == "import_module") && s.lang == "python") && isP(i+1, "("):
+				// a module whose name is computed at run time: what is
+				// called on it cannot be known
+				if j := closeParen(in, i+1); j > 0 {
+					out = appendIdent(out, ctok{kind: cIdent, val: dynName})
+					i = j
+					continue
+				}
+			case t.val == "getattr" && s.lang == "python" && isP(i+1, "(") && !(i+2 < len(in) && in[i+2].kind == cIdent && isP(i+3, ",")):
+				// getattr(EXPR, NAME): the object is an expression
+				// (__import__("os"), sys.modules["os"])
+				if j := closeParen(in, i+1); j > 0 {
+					if args := splitArgs(in[i+2 : j]); len(args) >= 2 {
+						obj := s.normalise(args[0])
+						switch {
+						case len(obj) == 1 && obj[0].kind == cIdent && len(args[1]) == 1 && args[1][0].kind == cStr && !args[1][0].interp:
+							out = appendIdent(out, ctok{kind: cIdent, val: s.resolve(obj[0].val) + "." + args[1][0].val})
+						case len(obj) == 1 && obj[0].kind == cIdent:
+							out = appendIdent(out, ctok{kind: cIdent, val: s.resolve(obj[0].val) + "." + dynName})
+						case len(args[1]) == 1 && args[1][0].kind == cStr && !args[1][0].interp:
+							out = append(out, in[i:j+1]...)
+						default:
+							out = appendIdent(out, ctok{kind: cIdent, val: dynName})
+						}
+						i = j
+						continue
+					}
+				}
+			case (t.val == "vars" || t.val == "globals" || t.val == "locals") && s.lang == "python" && isP(i+1, "("):
+				// vars(os)["system"] is os.system; globals()["x"] a name in scope
+				j := closeParen(in, i+1)
+				switch {
+				case t.val == "vars" && j == i+3 && in[i+2].kind == cIdent:
+					out = appendIdent(out, ctok{kind: cIdent, val: in[i+2].val})
+					i = j
+					continue
+				case t.val != "vars" && j == i+2:
+					out = appendIdent(out, ctok{kind: cIdent, val: "builtins"})
+					i = j
+					continue
+				}
+			case t.val == "__builtins__" || strings.HasSuffix(t.val, ".__builtins__"):
+				out = appendIdent(out, ctok{kind: cIdent, val: "builtins"})
+				continue
+			case strings.HasSuffix(t.val, ".__dict__") && s.lang == "python":
+				out = appendIdent(out, ctok{kind: cIdent, val: strings.TrimSuffix(t.val, ".__dict__")})
+				continue
+			case (t.val == "call_user_func" || t.val == "call_user_func_array" || t.val == "forward_static_call") && s.lang == "php" && isP(i+1, "("):
+				// call_user_func("system", "…") calls system("…")
+				if isS(i + 2) {
+					out = appendIdent(out, ctok{kind: cIdent, val: in[i+2].val})
+					out = append(out, ctok{kind: cPunct, val: "("})
+					i += 2
+					if isP(i+1, ",") {
+						i++
+					}
+					continue
+				}
+				out = appendIdent(out, ctok{kind: cIdent, val: dynName})
+				continue
+			case (last == "send" || last == "public_send" || last == "__send__" || t.val == "method") && s.lang == "ruby" && isP(i+1, "(") &&
+				!(isS(i+2) && (isP(i+3, ",") || isP(i+3, ")"))) && !isP(i+2, ":") && !isP(i+2, ")"):
+				// (a symbol of an operator, x.send(:+, 1), names no program)
+				// obj.send(name, …) with a name computed at run time
+				out = appendIdent(out, ctok{kind: cIdent, val: dynName})
+				out = append(out, ctok{kind: cPunct, val: "("})
+				j := i + 2
+				for depth := 0; j < len(in); j++ {
+					if in[j].kind != cPunct {
+						continue
+					}
+					if v := in[j].val; v == "(" || v == "[" || v == "{" {
+						depth++
+					} else if v == ")" || v == "]" || v == "}" {
+						if depth == 0 {
+							break
+						}
+						depth--
+					} else if v == "," && depth == 0 {
+						break
+					}
+				}
+				if j < len(in) && in[j].kind == cPunct && in[j].val == "," {
+					i = j
+				} else {
+					i = j - 1
+				}
+				continue
 			case t.val == "getattr" && isP(i+1, "(") && i+2 < len(in) && in[i+2].kind == cIdent && isP(i+3, ","):
 				if isS(i+4) && isP(i+5, ")") {
 					out = appendIdent(out, ctok{kind: cIdent, val: s.resolve(in[i+2].val) + "." + in[i+4].val})
@@ -236,7 +332,7 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 					i = j
 					continue
 				}
-			case (last == "send" || last == "public_send" || last == "__send__") && isP(i+1, "(") && isS(i+2):
+			case (last == "send" || last == "public_send" || last == "__send__") && isP(i+1, "(") && isS(i+2) && (isP(i+3, ",") || isP(i+3, ")")):
 				recv := strings.TrimSuffix(t.val, "."+last)
 				if recv == t.val {
 					recv = ""
@@ -264,8 +360,44 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 		if t.kind == cPunct && t.val == "[" && isS(i+1) && isP(i+2, "]") && len(out) > 0 && out[len(out)-1].kind == cIdent {
 			// obj["name"]: a member by name
 			out[len(out)-1].val += "." + in[i+1].val
+			if strings.HasSuffix(out[len(out)-1].val, ".__builtins__") {
+				out[len(out)-1].val = "builtins" // globals()["__builtins__"]
+			}
 			i += 2
 			continue
+		}
+		if t.kind == cPunct && t.val == "[" && len(out) > 0 && out[len(out)-1].kind == cIdent {
+			// child_process["exec" + "Sync"](…), os.__dict__[name]: a
+			// member chosen at run time (dynamic when the object is a
+			// module that runs programs; see sinkOf)
+			if j := closeParen(in, i); j > 0 && (isP(j+1, "(") || s.runsModule(out[len(out)-1].val)) {
+				out[len(out)-1].val += "." + dynName
+				i = j
+				continue
+			}
+		}
+		if s.lang == "perl" && t.kind == cPunct {
+			switch {
+			case t.val == "\\" && isP(i+1, "&") && i+2 < len(in) && in[i+2].kind == cIdent:
+				// \&CORE::system: a reference to the function is the function
+				i++
+				continue
+			case t.val == "&" && isP(i+1, "{"):
+				// &{"name"}(…): a function named by a string
+				if j := closeParen(in, i+1); j > 0 {
+					if j == i+3 && isS(i+2) {
+						out = appendIdent(out, ctok{kind: cIdent, val: in[i+2].val})
+					} else {
+						out = appendIdent(out, ctok{kind: cIdent, val: dynName})
+					}
+					i = j
+					continue
+				}
+			case t.val == "&" && i+1 < len(in) && in[i+1].kind == cIdent && strings.HasPrefix(in[i+1].val, "$") && (len(out) == 0 || out[len(out)-1].kind != cIdent):
+				continue // &$f(…) calls what $f holds
+			case t.val == "->" && isP(i+1, "(") && len(out) > 0 && out[len(out)-1].kind == cIdent:
+				continue // $f->(…) calls what $f holds
+			}
 		}
 		if t.kind == cIdent && len(out) >= 2 && out[len(out)-2].kind == cIdent && out[len(out)-1].kind == cPunct &&
 			(out[len(out)-1].val == "." || out[len(out)-1].val == "->" || out[len(out)-1].val == "::") {
@@ -324,6 +456,12 @@ func (s *codeScan) resolve(n string) string {
 // sinkOf returns the sink a resolved name is, and whether it is strong
 // (known for what it is, not only by its last name).
 func (s *codeScan) sinkOf(n string) (sinkKind, bool) {
+	if n == dynName || strings.HasPrefix(n, dynName+".") {
+		return skDynamic, true // a function of a module chosen at run time
+	}
+	if obj, ok := strings.CutSuffix(n, "."+dynName); ok && (s.runsModule(obj) || strings.HasPrefix(obj, dynName)) {
+		return skDynamic, true // a function of a module that runs programs, chosen at run time
+	}
 	tab := sinks[s.lang]
 	if sk, ok := tab[n]; ok {
 		return sk, true
@@ -342,6 +480,22 @@ func (s *codeScan) sinkOf(n string) (sinkKind, bool) {
 		return sk, false
 	}
 	return 0, false
+}
+
+// dynName stands for a name computed at run time: a module imported by a
+// computed name (__import__(x), require(x)), a member chosen by one
+// (getattr(os, x), cp[x], obj.send(x, …), &{$x}). Calling it, or a member
+// of it, runs a function not known at check time (dynamic).
+const dynName = "__dynamic__"
+
+// runsModule reports whether a resolved name is a module whose members run
+// programs or code (os, subprocess, child_process, builtins, Kernel, …).
+func (s *codeScan) runsModule(n string) bool {
+	if isProcModule(n) || n == "builtins" {
+		return true
+	}
+	_, ok := sinks[s.lang][n+"."+dynName]
+	return ok
 }
 
 // bindings reads imports, module aliases and variables assigned literal
@@ -415,8 +569,12 @@ func (s *codeScan) bindings() {
 		for e < len(ts) && ts[e].kind != cEnd && !(ts[e].kind == cPunct && (ts[e].val == "}" || ts[e].val == ",")) {
 			e++
 		}
-		if e-j-1 == 1 && ts[j+1].kind == cIdent && (strings.Contains(ts[j+1].val, "child_process") || isProcModule(s.resolve(ts[j+1].val))) {
-			s.alias[name] = s.resolve(ts[j+1].val)
+		if e-j-1 == 1 && ts[j+1].kind == cIdent && ts[j+1].val != name && !s.known(ts[j+1].val) {
+			// f = os.system, run = subprocess.run, m = __import__(x): the
+			// name is what it is bound to
+			if r := s.resolve(ts[j+1].val); r != name {
+				s.alias[name] = r
+			}
 		}
 		v := s.eval(ts[j+1 : e])
 		if v.fetch {
@@ -579,6 +737,17 @@ func (s *codeScan) eval(ts []ctok) codeVal {
 			if t.interp {
 				v.partial = true
 			}
+		case t.kind == cIdent && i+3 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "[" && ts[i+2].kind == cNum && ts[i+3].kind == cPunct && ts[i+3].val == "]" && s.argvBase(t.val) >= 0:
+			// sys.argv[1], process.argv[2], ARGV[0], $ARGV[0], $argv[1]:
+			// an operand given after the code
+			if f, ok := s.operand(t.val, ts[i+2].val); ok {
+				strs++
+				b.WriteString(homeVal(f.val))
+			} else {
+				ph()
+				others = true
+			}
+			i += 3
 		case t.kind == cIdent && s.known(t.val) && !(i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "("):
 			vv := s.vars[t.val]
 			if vv.kind != 's' {
@@ -776,6 +945,16 @@ func (s *codeScan) scan() {
 			continue
 		}
 		name := s.resolve(t.val)
+		if (s.lang == "php" || s.lang == "perl") && strings.HasPrefix(t.val, "$") && i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "(" {
+			// $f("…") calls the function whose name $f holds
+			if v, ok := s.vars[t.val]; ok && v.kind == 's' {
+				if v.partial {
+					name = dynName
+				} else {
+					name = s.resolve(v.s)
+				}
+			}
+		}
 		sk, strong := s.sinkOf(name)
 		if sk == 0 {
 			s.fileCall(i, name)
@@ -1187,7 +1366,7 @@ func (s *codeScan) awkPipes() {
 			v := s.eval(ts[i+1 : e])
 			switch {
 			case v.kind == 's' && !v.partial:
-				s.k.file(Write, sub(plain(s.code), v.s), false)
+				s.k.file(Write, sub(plain(s.code), s.final(v.s)), false)
 			case v.kind == 's' && (strings.HasPrefix(v.s, "/") || strings.HasPrefix(v.s, "~") || strings.HasPrefix(v.s, homeTok) || strings.Contains(v.s, "..")):
 				s.k.eff(Effect{Kind: Write, Unknown: true, Reason: "awk writes to a file named at run time"})
 			}
@@ -1368,8 +1547,23 @@ func (s *codeScan) fileCall(i int, name string) {
 		return // perl's unlink glob(…) and unlink "$ENV{HOME}/…" take no parentheses
 	}
 	args, _ := s.callArgs(i)
-	if len(args) == 0 || len(args[0]) == 1 && args[0][0].kind == cStr && !args[0][0].interp && !strings.Contains(args[0][0].val, homeTok) {
-		return // a literal: inlineCode's scan has it
+	if len(args) == 0 {
+		return
+	}
+	if len(args[0]) == 1 && args[0][0].kind == cStr && !args[0][0].interp && !strings.Contains(args[0][0].val, homeTok) {
+		if strings.Contains(s.code.val, last+"(") || strings.Contains(s.code.val, last+" (") {
+			return // a literal: inlineCode's scan has it
+		}
+		// the operation under another name (from shutil import rmtree as
+		// r; r("…"), const {rmSync: r} = require("fs")): inlineCode's
+		// scan sees only the alias
+		if p := args[0][0].val; looksLikePath(p) {
+			if p == "~" || strings.HasPrefix(p, "~/") {
+				p = homeTok + p[1:]
+			}
+			s.k.file(kind, sub(plain(s.code), s.final(p)), recursiveOps[last])
+		}
+		return
 	}
 	v := s.eval(args[0])
 	if (last == "open" || last == "fopen") && len(args) > 1 {

@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // What inline code sends to the network. A program of another language
 // (python -c, node -e, ruby -e, perl -e, php -r, awk) that reaches the
@@ -34,10 +37,10 @@ var codeNetModules = []string{"require('http", "require(\"http", "require('net",
 // codeSends judges inline code that reaches the network: the environment
 // it sends, a shell it connects to a socket. It reports whether the code
 // reaches the network.
-func (k *call) codeSends(src string) bool {
+func (k *call) codeSends(src string, sc *codeScan) bool {
 	l := strings.ToLower(src)
 	socket := hasAny(l, codeSocketWords) || hasAny(l, []string{"require('net", "require(\"net", "node:net", "require('dgram", "require(\"dgram"})
-	if !socket && !hasAny(l, codeNetWords) && !hasAny(l, codeNetModules) && !codeURL.MatchString(src) {
+	if !socket && !hasAny(l, codeNetWords) && !hasAny(l, codeNetModules) && !codeURL.MatchString(src) && !sc.usesNetModule() {
 		return false
 	}
 	if socket && hasAny(l, codeShellWords) {
@@ -58,6 +61,42 @@ func (k *call) codeSends(src string) bool {
 		k.attr("reason", k.name+" sends its whole environment (every variable, secrets included) to the network")
 	}
 	return true
+}
+
+// netModules are the modules, by the name code imports them under, that
+// reach the network; a module under another name (import requests as r,
+// from urllib import request as q, const h = require("https")) is still
+// the network.
+var netModules = []string{"requests", "httpx", "urllib", "urllib2", "urllib3", "http.client", "httplib", "http", "https", "socket",
+	"aiohttp", "ftplib", "smtplib", "telnetlib", "paramiko", "websocket", "websockets", "pycurl", "xmlrpc", "asyncio.open_connection",
+	"net", "tls", "dgram", "axios", "node-fetch", "undici", "got", "ws", "Net.HTTP", "Socket", "TCPSocket", "UDPSocket",
+	"LWP", "HTTP.Tiny", "IO.Socket", "Net.FTP", "Net.SMTP", "Faraday", "HTTParty", "RestClient"}
+
+// usesNetModule reports whether the code binds a name to a network
+// module (or a member of one).
+func (s *codeScan) usesNetModule() bool {
+	if s == nil {
+		return false
+	}
+	isNet := func(m string) bool {
+		for _, n := range netModules {
+			if m == n || strings.HasPrefix(m, n+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range s.alias {
+		if isNet(m) {
+			return true
+		}
+	}
+	for _, m := range s.star {
+		if isNet(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // envWholes are the spellings of the whole environment in the languages
@@ -132,7 +171,8 @@ func sendsWholeEnv(src string) bool {
 // codeSendWords mark code that sends a body: a POST or PUT, a form's
 // files, a request body, a socket's send.
 var codeSendWords = []string{".post(", ".put(", ".patch(", "'post'", "\"post\"", "'put'", "\"put\"", "files=", "files:", "data=", "data:",
-	"body:", "body=", ".send(", "sendall(", "sendfile(", ".write(", "upload", "post_form", "multipart", "formdata", "-method post", "uploadfile"}
+	"body:", "body=", ".send(", "sendall(", "sendfile(", ".write(", "upload", "post_form", "multipart", "formdata", "-method post", "uploadfile",
+	"sendmail(", "send_message(", "storbinary(", "storlines(", "put_object(", ".sendto("}
 
 // codeUploads judges inline code that reaches the network (codeSends),
 // reads files (the reads recorded from mark on) and sends a body: the files go to the
@@ -158,6 +198,39 @@ func (k *call) codeUploads(src string, mark int) {
 	for _, u := range codeURL.FindAllString(src, 8) {
 		urls = append(urls, lit(u))
 	}
+	urls = append(urls, codeHosts(src)...)
 	k.tag(TagUpload)
 	k.uploadHost(urls)
+}
+
+// codeHost matches a literal that is a host name or an IPv4 address.
+var codeHost = regexp.MustCompile(`(?i)^(?:(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})$`)
+
+// codeHosts returns the hosts code connects to by name rather than by URL:
+// a host literal given to a call that opens a connection
+// (http.client.HTTPSConnection("h"), socket.create_connection(("h", 80)),
+// net.connect(80, "h"), Net::HTTP.new("h"), smtplib.SMTP("h")).
+func codeHosts(src string) []field {
+	lits := scanLiterals(src)
+	var out []field
+	for _, l := range lits {
+		if !codeHost.MatchString(l.val) {
+			continue
+		}
+		calls := enclosingCalls(src, lits, l.start)
+		for n, c := range calls {
+			if n > 1 {
+				break
+			}
+			c = strings.ToLower(c)
+			if hasAny(c, []string{"connect", "connection", "socket", "smtp", "ftp", "telnet", "client", "http", "request", "dial"}) {
+				out = append(out, lit(l.val))
+				break
+			}
+		}
+		if len(out) >= 8 {
+			break
+		}
+	}
+	return out
 }

@@ -35,6 +35,12 @@ type call struct {
 	// bufWrite is set when an editor's commands write the files it edits
 	// (vim -c wq, ex -sc '%d|x')
 	bufWrite bool
+	// codeOps are the operands given after an interpreter's inline code
+	// (python3 -c CODE a b: sys.argv[1:]), and codeVars the variables
+	// set for it from the command line (awk -v f=…), which the code reads
+	// as values (see codeargs.go)
+	codeOps  []field
+	codeVars map[string]field
 }
 
 func (a *analyzer) callExpr(c *ctx, st *state, s *syntax.Stmt, ce *syntax.CallExpr) {

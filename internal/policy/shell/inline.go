@@ -237,9 +237,9 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 		k.dynamicExec(k.name + " runs inline code with too many strings to analyse")
 		return
 	}
-	k.codeSinks(code, lang, depth)
+	sc := k.codeSinks(code, lang, depth)
 	k.codeSecretEnv(src)
-	if k.codeSends(src) {
+	if k.codeSends(src, sc) {
 		// the files it opens, recorded below, may be what it sends
 		defer k.codeUploads(src, len(k.cmd.Effects))
 	}

@@ -173,7 +173,7 @@ func (k *call) interp(codeOpts, modOpts, argOpts, lang string) {
 	args := k.args
 	i := 0
 	var code *field
-	module := false
+	module, loopMode, inplace := false, false, false
 loop:
 	for ; i < len(args); i++ {
 		f := args[i]
@@ -209,6 +209,11 @@ loop:
 		for j := 1; j < len(v); j++ {
 			ch := v[j : j+1]
 			switch {
+			case lang == "ruby" && (ch == "n" || ch == "p"):
+				loopMode = true // ruby -n/-p: the code runs over the lines of the files named
+			case lang == "ruby" && ch == "i":
+				inplace = true // ruby -i[EXT]: those files are edited in place
+				j = len(v)
 			case strings.Contains(codeOpts, ch):
 				var c field
 				if j+1 < len(v) {
@@ -243,7 +248,18 @@ loop:
 	switch {
 	case code != nil:
 		k.eff(Effect{Kind: Exec, Reason: "inline code (" + lang + ")"})
+		ops := args[min(i, len(args)):]
+		k.codeOps = ops
 		k.inlineCode(*code, lang)
+		k.codeOps = nil
+		switch {
+		case inplace:
+			k.files(Write, ops, false)
+		case loopMode:
+			k.files(Read, ops, false)
+		default:
+			k.codeOperands(*code, ops)
+		}
 		if code.remote {
 			k.remoteExec(k.name + " runs code fetched from the network")
 		} else if !code.known {
@@ -349,7 +365,9 @@ func (k *call) perl() {
 		return
 	}
 	k.eff(Effect{Kind: Exec, Reason: "inline code (perl)"})
+	k.codeOps = rest
 	k.inlineCode(*code, "perl")
+	k.codeOps = nil
 	if code.remote {
 		k.remoteExec("perl runs code fetched from the network")
 	}
@@ -358,6 +376,8 @@ func (k *call) perl() {
 		k.files(Write, rest, false)
 	case loopMode:
 		k.files(Read, rest, false)
+	default:
+		k.codeOperands(*code, rest)
 	}
 }
 

@@ -349,8 +349,19 @@ func (k *call) awk() {
 	}
 	if !p.has("f", "file", "E", "exec") && len(ops) > 0 {
 		if ops[0].known {
-			// the program: system(), print | "cmd", "cmd" | getline, print > "file"
+			// the program: system(), print | "cmd", "cmd" | getline, print
+			// > "file"; -v NAME=VALUE and ARGV[n] are values it reads
+			for _, v := range p.all("v", "assign") {
+				if name, val, ok := strings.Cut(v.val, "="); ok && v.known && name != "" {
+					if k.codeVars == nil {
+						k.codeVars = map[string]field{}
+					}
+					k.codeVars[name] = sub(v, val)
+				}
+			}
+			k.codeOps = ops[1:]
 			k.codeSinks(ops[0], "awk", 0)
+			k.codeOps, k.codeVars = nil, nil
 		}
 		ops = ops[1:]
 	}
