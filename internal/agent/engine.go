@@ -111,6 +111,10 @@ type Engine struct {
 	wg     sync.WaitGroup
 	sem    chan struct{}
 
+	// tools are the tool sets without and with task (toolSet), built
+	// once: read only
+	tools [2]map[string]tool
+
 	// roots maps a session id to its workspace root, which never changes:
 	// the door checks it on every call without reading the session. A
 	// deleted session leaves it.
@@ -166,11 +170,13 @@ func New(opts Options) (*Engine, error) {
 		opts.System = defaultSystem
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{
+	e := &Engine{
 		opts: opts, core: opts.Core, log: opts.Logger, ctx: ctx, cancel: cancel,
 		sem:  make(chan struct{}, opts.MaxSubagents),
 		runs: map[string]*run{}, subs: map[int]func(Notice){}, hist: map[string]*history{},
-	}, nil
+	}
+	e.tools = [2]map[string]tool{e.buildTools(false), e.buildTools(true)}
+	return e, nil
 }
 
 const defaultSystem = `You are warden's coding agent, working in the workspace given below. Use the tools to read, search and change files and to run commands; every call is checked by warden's policy, and a refused call comes back with warden's reason: do not retry it in another form. Be concise.`

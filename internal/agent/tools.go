@@ -99,8 +99,17 @@ func intArg(args map[string]any, key string) int {
 }
 
 // toolSet returns the tools of a session at depth (task only while a
-// subagent may still nest).
+// subagent may still nest). The two sets are built once (New); callers
+// only read them.
 func (e *Engine) toolSet(depth int) map[string]tool {
+	if depth < e.opts.MaxDepth {
+		return e.tools[1]
+	}
+	return e.tools[0]
+}
+
+// buildTools builds the tool set, with task or without.
+func (e *Engine) buildTools(task bool) map[string]tool {
 	ts := map[string]tool{
 		"read": {readOnly: true, def: provider.Tool{Name: "read", Description: "Read a file of the workspace.",
 			Schema: schema(`"path":{"type":"string","description":"file path, relative to the workspace"}`, "path")},
@@ -285,7 +294,7 @@ func (e *Engine) toolSet(depth int) map[string]tool {
 			}},
 	}
 	addSearchTools(ts)
-	if depth < e.opts.MaxDepth {
+	if task {
 		ts["task"] = tool{def: provider.Tool{Name: "task", Description: "Hand a self-contained task to a subagent (a child session with the same tools and policy); returns its final answer.",
 			Schema: schema(`"prompt":{"type":"string"},"description":{"type":"string"}`, "prompt")},
 			run: func(ctx context.Context, t *toolCtx, a map[string]any) (string, error) {

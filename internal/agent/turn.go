@@ -201,9 +201,10 @@ func (e *Engine) turn(r *run, h *history, u UserData) {
 
 // steps runs the step loop of one turn; it returns the stop reason.
 // A last answer (no tool calls) is not recorded here but handed back in
-// final, for turn to record with the turn's end in one batch. h is the session as the turn began; each step brings it up to date with
-// the log (reading only the events after those it holds), so the view is
-// always the log's.
+// final, for turn to record with the turn's end in one batch. h is the
+// session as the turn began (read from the log by begin); each later step
+// brings it up to date with the log (reading only the events after those
+// it holds), so the view is always the log's.
 //
 // l holds the records still committing (see ahead): the user's message at
 // the first step, the previous step's last results after; they are in
@@ -220,8 +221,13 @@ func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResul
 			return StopStepLimit, nil
 		}
 		var err error
-		if h, err = e.refresh(ctx, h); err != nil {
-			return "", err
+		// the first step goes on from the log as begin read it just now
+		// (and the user's message, in l); each later one reads what the
+		// step before it added
+		if step > 1 {
+			if h, err = e.refresh(ctx, h); err != nil {
+				return "", err
+			}
 		}
 		p, model, err := e.opts.Models.Resolve(h.model)
 		if err != nil {
