@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -117,6 +119,14 @@ the log which changed settings need a restart).`,
 					}
 				}
 				env.DaemonPIDs = append(env.DaemonPIDs, os.Getpid())
+				// what holds the doors' ports is this daemon
+				for _, addr := range listeners {
+					if _, port, err := net.SplitHostPort(addr); err == nil {
+						if n, err := strconv.Atoi(port); err == nil && n > 0 {
+							env.DaemonPorts = append(env.DaemonPorts, n)
+						}
+					}
+				}
 				// warden's own agent reaches the providers the way their
 				// own tools are configured, plus the config's providers:
 				models, err := sdk.FromConfig(cfg.Providers, os.Getenv, nil)

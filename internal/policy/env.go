@@ -35,6 +35,12 @@ type Env struct {
 	// DaemonPIDs are the process ids of the running warden daemon(s):
 	// kill of one of them is a signal to the daemon.
 	DaemonPIDs []int `json:"daemon_pids,omitempty" yaml:"daemon_pids,omitempty"`
+	// DaemonPorts are the TCP ports warden's doors listen on: stopping
+	// what holds one (fuser -k PORT/tcp, kill $(lsof -t -i :PORT)) is a
+	// signal to the daemon. DefaultEnv lists the default doors' ports
+	// that no everyday server uses (DefaultDaemonPorts); the daemon adds
+	// the ports its config gives the doors.
+	DaemonPorts []int `json:"daemon_ports,omitempty" yaml:"daemon_ports,omitempty"`
 }
 
 // DefaultEnv describes this machine from the process environment: the home
@@ -48,6 +54,7 @@ func DefaultEnv() Env {
 		env.Home = filepath.Clean(h)
 	}
 	env.TempDirs = appendUniqueDirs(nil, os.TempDir(), "/tmp", "/var/tmp")
+	env.DaemonPorts = append(env.DaemonPorts, DefaultDaemonPorts()...)
 	data := os.Getenv("XDG_DATA_HOME")
 	if data == "" && env.Home != "" {
 		data = filepath.Join(env.Home, ".local", "share")
@@ -129,6 +136,7 @@ type roots struct {
 	envVars         map[string]string
 	policyFiles     []string // the daemon's policy files, lexical and resolved
 	pids            []int    // the daemon's pids
+	ports           []int    // the daemon's ports
 }
 
 func newRoots(env Env) *roots {
@@ -164,6 +172,7 @@ func newRoots(env Env) *roots {
 		}
 	}
 	r.pids = append(r.pids, env.DaemonPIDs...)
+	r.ports = append(r.ports, env.DaemonPorts...)
 	for k, v := range env.Vars {
 		if r.envVars == nil {
 			r.envVars = map[string]string{}

@@ -3,6 +3,8 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // linkResolved is where the last component of the absolute, clean path p
@@ -37,6 +39,34 @@ func (r *roots) writeReaches(target, resolved string) bool {
 				continue
 			}
 			if within(t, d) || within(d, t) && exists(d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DefaultDaemonPorts returns the ports of warden's doors by default that no
+// everyday server uses: the monitor (37123), hooks (37124), MCP (37125)
+// and control (19876) doors. The agent API (8080) and health (8081)
+// doors' defaults are every web developer's ports too; they count when
+// the daemon's config has them listen (Env.DaemonPorts).
+func DefaultDaemonPorts() []int { return []int{37123, 37124, 37125, 19876} }
+
+// holdsPort reports whether a signal or process lookup selects processes
+// by a port (attr port) that is one of the daemon's.
+func (r *roots) holdsPort(attrs map[string]string) bool {
+	ps := attrs["port"]
+	if ps == "" || len(r.ports) == 0 {
+		return false
+	}
+	for _, p := range strings.Split(ps, ",") {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			continue
+		}
+		for _, q := range r.ports {
+			if q == n {
 				return true
 			}
 		}

@@ -24,7 +24,7 @@ func (e *eval) markWardenSignals() {
 		if s.cmd == nil {
 			continue
 		}
-		if hasTag(s.tags, shell.TagProcessFind) && r.matchesWarden(s.attrs) {
+		if hasTag(s.tags, shell.TagProcessFind) && (r.matchesWarden(s.attrs) || r.holdsPort(s.attrs)) {
 			lookup = true
 		}
 		switch s.cmd.Name {
@@ -41,7 +41,7 @@ func (e *eval) markWardenSignals() {
 			continue
 		}
 		unknownPid := strings.Contains(","+s.attrs["pid"]+",", ",?,")
-		if r.matchesWarden(s.attrs) || lookup && unknownPid {
+		if r.matchesWarden(s.attrs) || r.holdsPort(s.attrs) || lookup && unknownPid {
 			s.tags = append(append([]string(nil), s.tags...), TagWardenSignal)
 		}
 	}

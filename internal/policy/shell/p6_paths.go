@@ -10,11 +10,12 @@ import (
 // that runs the command (not the one judging it): /proc/self/root/x,
 // /proc/thread-self/root/x and /proc/PID/root/x are /x (a process's root;
 // a container's process aside, the host's /), /proc/self/cwd/x is x in the
-// command's working directory cwd. It returns ok false, with the reason in
-// place of the path, when the place cannot be known at check time: another
-// process's working directory (/proc/PID/cwd/x), a path below an open file
-// descriptor (/dev/fd/N/x, /proc/self/fd/N/x: a descriptor may be a
-// directory), or /proc/self/cwd with cwd not known. Any other path is
+// command's working directory cwd. Another process's cwd and descriptors
+// (/proc/PID/cwd/x) are left as they are: the judge's /proc shows the same
+// links. It returns ok false, with the reason in place of the path, when
+// the place cannot be known at check time: a path below one of the
+// command's own open descriptors (/dev/fd/N/x, /proc/self/fd/N/x: a
+// descriptor may be a directory), or /proc/self/cwd with cwd not known. Any other path is
 // returned as it is. Components after the prefix are kept as written, so
 // /proc/self/cwd/../x climbs from cwd.
 func ProcPath(p, cwd string) (string, bool) {
@@ -54,7 +55,8 @@ func ProcPath(p, cwd string) (string, bool) {
 		return "/" + rest, true
 	case "cwd":
 		if !self {
-			return "another process's working directory (" + p + ") is not known at check time", false
+			// another process's: the judge's /proc shows the same link
+			return p, true
 		}
 		if cwd == "" {
 			return "the working directory behind " + p + " is not known", false
@@ -64,7 +66,7 @@ func ProcPath(p, cwd string) (string, bool) {
 		}
 		return cwd + "/" + rest, true
 	case "fd":
-		if len(comps) > i+2 {
+		if self && len(comps) > i+2 {
 			return "a path below an open file descriptor (" + p + ") is not known at check time", false
 		}
 	}

@@ -16,7 +16,164 @@ func p6Programs() []program {
 		{names: []string{"readlink", "realpath"}, model: (*call).pathPrinter,
 			examples: []example{ex("readlink -f key_link", "!read"), ex("realpath ~/.ssh/id_rsa", "!read"),
 				ex("cat \"$(readlink -f ~/.ssh/id_rsa)\"", "read /home/u/.ssh/id_rsa")}},
+		// programs that find or stop processes by the port they hold: what
+		// holds warden's ports is warden (the policy knows its ports)
+		{names: []string{"fuser"}, model: (*call).fuser,
+			examples: []example{ex("fuser -k 37123/tcp", "tag process.signal", "attr port=37123"), ex("fuser 8080/tcp", "tag process.find", "!tag process.signal"),
+				ex("fuser -k -n tcp 19876", "attr port=19876"), ex("fuser -km /mnt/x", "tag process.signal", "attr pid=?")}},
+		{names: []string{"lsof"}, model: (*call).lsof,
+			examples: []example{ex("lsof -t -i :37123", "tag process.find", "attr port=37123"), ex("lsof -ti tcp:8080", "attr port=8080"),
+				ex("lsof -iTCP:5432 -sTCP:LISTEN", "attr port=5432"), ex("lsof -p 12", "!tag process.find")}},
+		{names: []string{"ss"}, model: (*call).ss,
+			examples: []example{ex("ss -K dport = :37123", "tag process.signal", "attr port=37123"), ex("ss -tlnp", "!tag process.signal"),
+				ex("ss -K '( sport = :19876 )'", "attr port=19876")}},
+		{names: []string{"kill-port"}, model: func(k *call) {
+			var ports []string
+			for _, o := range parseOpts(k.args, spec{arg: "m", long: []string{"method"}}).ops {
+				if o.known {
+					ports = append(ports, strings.Split(o.val, ",")...)
+				}
+			}
+			k.portSignal(TagSignal, ports)
+		}, examples: []example{ex("kill-port 37123", "tag process.signal", "attr port=37123")}},
 	}
+}
+
+// portSignal tags k as signalling (or looking up) the processes that hold
+// the given ports (attr port, comma-separated; "?" when not known).
+func (k *call) portSignal(tag string, ports []string) {
+	var out []string
+	for _, p := range ports {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !isDigits(p) {
+			p = "?"
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return
+	}
+	k.tag(tag)
+	k.attr("port", strings.Join(out, ","))
+}
+
+// portOf is the port an address names (:37123, tcp:8080, @127.0.0.1:80,
+// TCP@host:443, 8080/tcp), or "".
+func portOf(v string) string {
+	if i := strings.IndexByte(v, '/'); i > 0 && isDigits(v[:i]) {
+		return v[:i] // fuser's PORT/tcp
+	}
+	if i := strings.LastIndexByte(v, ':'); i >= 0 {
+		p := v[i+1:]
+		if j := strings.IndexAny(p, "-,"); j > 0 {
+			p = p[:j] // a range or list: its first port
+		}
+		if isDigits(p) {
+			return p
+		}
+		if p == "" || strings.ContainsAny(p, "$`") {
+			return "?"
+		}
+	}
+	return ""
+}
+
+// fuser models fuser: NAME... are files, mounts or PORT/PROTO (or, with
+// -n PROTO, ports); -k kills the processes using them, else it prints
+// their pids.
+func (k *call) fuser() {
+	k.mentions() // the files and mounts it looks at
+	p := parseOpts(k.args, spec{arg: "n", long: []string{"namespace"}})
+	tag := TagProcessFind
+	if p.has("k", "kill") {
+		tag = TagSignal
+	}
+	ns, _ := p.get("n", "namespace")
+	var ports []string
+	other := false
+	for _, o := range p.ops {
+		switch {
+		case !o.known:
+			ports = append(ports, "?")
+		case ns.known && (ns.val == "tcp" || ns.val == "udp") && isDigits(o.val):
+			ports = append(ports, o.val)
+		case portOf(o.val) != "" && strings.Contains(o.val, "/"):
+			ports = append(ports, portOf(o.val))
+		default:
+			other = true
+		}
+	}
+	if len(ports) > 0 {
+		k.portSignal(tag, ports)
+	} else if other && tag == TagSignal {
+		k.tag(TagSignal)
+		k.attr("pid", "?")
+	}
+}
+
+// lsof models lsof's network selection (-i [PROTO][@HOST][:PORT]): it
+// prints the processes holding those ports (-t: their pids only).
+func (k *call) lsof() {
+	k.mentions() // the files it looks at
+	var ports []string
+	for i := 0; i < len(k.args); i++ {
+		f := k.args[i]
+		if !f.known || !strings.HasPrefix(f.val, "-") {
+			continue
+		}
+		v := f.val
+		j := strings.IndexByte(v, 'i')
+		if j < 0 || strings.HasPrefix(v, "--") {
+			continue
+		}
+		addr := v[j+1:]
+		if addr == "" && i+1 < len(k.args) && !strings.HasPrefix(k.args[i+1].val, "-") {
+			i++
+			if !k.args[i].known {
+				ports = append(ports, "?")
+				continue
+			}
+			addr = k.args[i].val
+		}
+		if pt := portOf(addr); pt != "" {
+			ports = append(ports, pt)
+		}
+	}
+	k.portSignal(TagProcessFind, ports)
+}
+
+// ss models ss -K (--kill): it closes the sockets its filter selects,
+// cutting the connections of the process that holds them.
+func (k *call) ss() {
+	kill := false
+	for _, f := range k.args {
+		if f.known && (f.val == "--kill" || strings.HasPrefix(f.val, "-") && !strings.HasPrefix(f.val, "--") && strings.Contains(f.val, "K")) {
+			kill = true
+		}
+	}
+	if !kill {
+		return
+	}
+	var ports []string
+	for _, f := range k.args {
+		if !f.known {
+			continue
+		}
+		for _, w := range strings.Fields(f.val) {
+			if pt := portOf(w); pt != "" && strings.HasPrefix(strings.TrimLeft(w, "("), ":") || pt != "" && strings.Contains(w, "]:") {
+				ports = append(ports, pt)
+			}
+		}
+	}
+	if len(ports) == 0 {
+		k.tag(TagSignal)
+		k.attr("pid", "?")
+		return
+	}
+	k.portSignal(TagSignal, ports)
 }
 
 // pathPrinter is the model of readlink and realpath: nothing is read;

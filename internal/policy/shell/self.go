@@ -93,21 +93,24 @@ func (k *call) copiedWarden(src, dest field) {
 // changes what warden does (fail-closed: a subcommand added later is an
 // admin one until it is listed here).
 var wardenReadOnly = map[string][]string{
-	"":            {""},
-	"help":        nil, // any
-	"version":     nil,
-	"status":      nil,
-	"events":      nil,
-	"sessions":    nil,
-	"approvals":   nil,
-	"completion":  nil,
-	"doctor":      nil,
-	"hook":        nil, // what the installed hooks run: it asks the daemon, like the agent's own calls
-	"policy":      {"", "check", "default", "eval", "explain", "test"},
+	"":           {""},
+	"help":       {"*"}, // any
+	"completion": {"*"},
+	"hook":       {"*"}, // what the installed hooks run: it asks the daemon, like the agent's own calls
+	"version":    {""},
+	"status":     {""},
+	"doctor":     {""},
+	// approvals lists the queue; --watch answers it (wardenWatches)
+	"approvals":   {""},
+	"events":      {"", "export"}, // not import or prune
+	"sessions":    {"", "show"},
+	"policy":      {"", "check", "default", "eval", "explain", "test", "rules"},
 	"workspace":   {"", "list", "ls"},
 	"agents":      {"", "list", "ls", "status"},
 	"sandbox":     {"explain", "check", "profile"},
 	"credentials": {"", "list", "ls"},
+	"index":       {"", "status", "search"},
+	"control":     {"", "methods"},
 }
 
 // wardenValueFlags are warden's options that take a value (global ones
@@ -180,7 +183,9 @@ func (k *call) warden() {
 	}
 	subs, ok := wardenReadOnly[sc]
 	switch {
-	case ok && subs == nil, ok && contains(subs, sc2) && (len(words) < 2 || words[1].known):
+	case k.wardenChanges(sc, sc2, words):
+		// read-only by name, but this call changes something
+	case ok && contains(subs, "*"), ok && contains(subs, sc2) && (len(words) < 2 || words[1].known):
 		// read-only: it shows what the daemon of that data dir lets it
 		return
 	case sc == "sandbox" && len(words) == 1:
