@@ -952,6 +952,7 @@ func (x *Index) ingestAll(ctx context.Context, g *generation, rels []string, rep
 					// Exact search reads it from disk, when its trigrams
 					// say it can match.
 					d.content, d.tris = nil, trigramsOf(content)
+					d.blocks = newBlocks(content, d.tris)
 				}
 				if same {
 					finish(i, d, syms, false)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"regexp/syntax"
 	"runtime"
 	"sort"
@@ -131,10 +132,12 @@ func pathExt(rel string) string {
 	return rel[i:]
 }
 
-// exactDocs returns the live docs that can match m and pass keep, sorted
-// by path.
-func (x *Index) exactDocs(st *snapshot, m *search.Matcher, keep func(*doc) bool) []*doc {
-	p := regexpPlan(m.Regexp().String(), syntax.Perl)
+// exactPlan is the plan of the files that can match m.
+func exactPlan(m *search.Matcher) *plan { return regexpPlan(m.Regexp().String(), syntax.Perl) }
+
+// exactDocs returns the live docs that can match plan p and pass keep,
+// sorted by path.
+func (x *Index) exactDocs(st *snapshot, p *plan, keep func(*doc) bool) []*doc {
 	var out []*doc
 	for si, sg := range st.segs {
 		cands, all := sg.candidates(p)
@@ -168,17 +171,52 @@ func compactDocs(ds []*doc) []*doc {
 	return out
 }
 
-// contentOf returns a doc's text: in memory, or read from disk for a file
-// over MaxIndexSize (nil when it changed into something unsearchable).
-func (x *Index) contentOf(d *doc) []byte {
+// partsOf returns the text of doc d that a query with plan p must look
+// at: its content, in memory; for a file over MaxIndexSize, the blocks
+// that can hold a match, read from disk (bigfile.go), or the whole file
+// when it changed since it was indexed (nil when it changed into
+// something unsearchable).
+func (x *Index) partsOf(d *doc, p *plan) []part {
 	if d.content != nil {
-		return d.content
+		return []part{{text: d.content}}
+	}
+	if d.blocks != nil {
+		if parts, ok := x.blockParts(d, p); ok {
+			return parts
+		}
 	}
 	c, _, ok := readFile(x.root, d.path)
 	if !ok || !search.Searchable(c) {
 		return nil
 	}
-	return c
+	return []part{{text: c}}
+}
+
+// blockParts reads the blocks of d that can hold a match of p; ok is false
+// when the file is not the one indexed (its size or modification time
+// changed) or cannot be read as it was.
+func (x *Index) blockParts(d *doc, p *plan) (parts []part, ok bool) {
+	same := func(fi os.FileInfo) bool {
+		return fi.Mode().IsRegular() && fi.Size() == d.blocks.size && fi.Size() == d.size && fi.ModTime().UnixNano() == d.mtime
+	}
+	fi, err := x.root.Lstat(d.path) // never through a symlink, as readFile
+	if err != nil || !same(fi) {
+		return nil, false
+	}
+	want := d.blocks.eval(d.tris, p)
+	if want == 0 {
+		return nil, true
+	}
+	f, err := x.root.Open(d.path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !same(fi) {
+		return nil, false
+	}
+	parts, err = d.blocks.readBlocks(f, want)
+	return parts, err == nil
 }
 
 // eachCandidate runs fn over docs on GOMAXPROCS workers in rough path
@@ -239,16 +277,23 @@ func (x *Index) Find(ctx context.Context, query string, opts search.Options) ([]
 		limit = search.DefaultMaxResults
 	}
 	st := x.snap.Load()
-	docs := x.exactDocs(st, m, func(d *doc) bool {
+	p := exactPlan(m)
+	docs := x.exactDocs(st, p, func(d *doc) bool {
 		return filter.Match(d.path) && (opts.Skip == nil || !opts.Skip(d.path))
 	})
 	per := make([][]search.Match, len(docs))
 	eachCandidate(ctx, docs, limit, func(i int) int {
-		c := x.contentOf(docs[i])
-		if c == nil {
-			return 0
+		for _, pt := range x.partsOf(docs[i], p) {
+			ms := m.Matches(pt.text, limit-len(per[i]))
+			for k := range ms {
+				ms[k].Range.Start.Line += pt.line
+				ms[k].Range.End.Line += pt.line
+			}
+			per[i] = append(per[i], ms...)
+			if len(per[i]) >= limit {
+				break
+			}
 		}
-		per[i] = m.Matches(c, limit)
 		return len(per[i])
 	})
 	if err := ctx.Err(); err != nil {
@@ -279,23 +324,26 @@ func (x *Index) lineHits(ctx context.Context, st *snapshot, q Query, keep func(*
 	if err != nil {
 		return nil, err
 	}
-	docs := x.exactDocs(st, m, keep)
+	p := exactPlan(m)
+	docs := x.exactDocs(st, p, keep)
 	per := make([][]Hit, len(docs))
 	eachCandidate(ctx, docs, q.Limit, func(i int) int {
 		d := docs[i]
-		c := x.contentOf(d)
-		if c == nil {
-			return 0
-		}
 		var hs []Hit
-		m.Lines(c, func(line int, text []byte, s, _ int) bool {
-			h := Hit{Path: d.path, Line: line + 1, EndLine: line + 1, Column: s + 1, Kind: "text", Score: 1, Preview: previewLine(text)}
-			if sym := enclosing(d, line+1); sym != nil {
-				h.Symbol, h.Kind = qualified(*sym), sym.Kind
+		for _, pt := range x.partsOf(d, p) {
+			m.Lines(pt.text, func(line int, text []byte, s, _ int) bool {
+				line += pt.line
+				h := Hit{Path: d.path, Line: line + 1, EndLine: line + 1, Column: s + 1, Kind: "text", Score: 1, Preview: previewLine(text)}
+				if sym := enclosing(d, line+1); sym != nil {
+					h.Symbol, h.Kind = qualified(*sym), sym.Kind
+				}
+				hs = append(hs, h)
+				return len(hs) < q.Limit
+			})
+			if len(hs) >= q.Limit {
+				break
 			}
-			hs = append(hs, h)
-			return len(hs) < q.Limit
-		})
+		}
 		per[i] = hs
 		return len(hs)
 	})

@@ -24,6 +24,9 @@ type doc struct {
 	// tris are the trigrams of a file over MaxIndexSize (whose content is
 	// not kept), so exact search reads it only when it can match.
 	tris []trigram
+	// blocks, for such a file, says which of its blocks hold each of tris,
+	// so a query reads only the blocks that can match (bigfile.go).
+	blocks *blocks
 	// ranked says the file is in the ranked and symbol views (not over
 	// MaxIndexSize, not minified).
 	ranked  bool
@@ -525,6 +528,9 @@ func (s *segment) memSize() int {
 		n += s.tri[i].size() + s.terms[i].size()
 	}
 	for _, d := range s.docs {
+		if d.blocks != nil {
+			n += d.blocks.memSize()
+		}
 		n += len(d.content) + 4*len(d.tris) + d.symbols.size() + d.chunks.size() + len(d.path) + 120
 	}
 	return n
