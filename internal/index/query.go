@@ -171,6 +171,22 @@ func compactDocs(ds []*doc) []*doc {
 	return out
 }
 
+// sampleOf returns pieces of the files a query will search (a few, from
+// the middle of files spread over docs: 64 KiB at most), from which the
+// matcher learns which of its literal's bytes is rarest in them: in the
+// files of $GOROOT/src that can hold "errors.New", N is half as frequent
+// as w, which source code at large ranks rarer.
+func sampleOf(docs []*doc) [][]byte {
+	const pieces, size = 8, 8 << 10
+	var out [][]byte
+	for k := range min(pieces, len(docs)) {
+		c := docs[k*len(docs)/min(pieces, len(docs))].content
+		mid := max(0, len(c)/2-size/2)
+		out = append(out, c[mid:min(len(c), mid+size)])
+	}
+	return out
+}
+
 // partsOf returns the text of doc d that a query with plan p must look
 // at: its content, in memory; for a file over MaxIndexSize, the blocks
 // that can hold a match, read from disk (bigfile.go), or the whole file
@@ -281,6 +297,7 @@ func (x *Index) Find(ctx context.Context, query string, opts search.Options) ([]
 	docs := x.exactDocs(st, p, func(d *doc) bool {
 		return filter.Match(d.path) && (opts.Skip == nil || !opts.Skip(d.path))
 	})
+	m.Sample(sampleOf(docs))
 	per := make([][]search.Match, len(docs))
 	eachCandidate(ctx, docs, limit, func(i int) int {
 		for _, pt := range x.partsOf(docs[i], p) {
@@ -326,6 +343,7 @@ func (x *Index) lineHits(ctx context.Context, st *snapshot, q Query, keep func(*
 	}
 	p := exactPlan(m)
 	docs := x.exactDocs(st, p, keep)
+	m.Sample(sampleOf(docs))
 	per := make([][]Hit, len(docs))
 	eachCandidate(ctx, docs, q.Limit, func(i int) int {
 		d := docs[i]

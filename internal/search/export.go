@@ -33,6 +33,22 @@ func Compile(query string, opts Options) (*Matcher, error) {
 // plan which files can match, never to report matches.
 func (m *Matcher) Regexp() *regexp.Regexp { return m.m.re }
 
+// Sample re-chooses the byte a literal search starts from (the literal's,
+// or the one every match of a regular expression holds) by how often each
+// of the literal's bytes occurs in sample: text like the text to be
+// searched (the code index passes pieces of the files that can match),
+// where the byte the table of source code ranks rarest may not be. It
+// changes which bytes are looked at first, never a match. Call it before
+// the Matcher searches, not while it does.
+func (m *Matcher) Sample(sample [][]byte) {
+	if m.m.lit != nil {
+		m.m.tune(sample)
+	}
+	if m.m.inner != nil {
+		m.m.inner.tune(sample)
+	}
+}
+
 // Matches returns the matches Find would report in content, at most limit
 // (all when limit <= 0).
 func (m *Matcher) Matches(content []byte, limit int) []Match {

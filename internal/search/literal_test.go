@@ -30,6 +30,14 @@ func checkLiteral(t *testing.T, q string, opts Options, content []byte) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%q %+v in %q:\nliteral %v\nregexp  %v", q, opts, content, got, want)
 	}
+	// Whichever byte a sample makes the search start from.
+	for _, sample := range [][][]byte{{content}, {[]byte(q)}, nil} {
+		tuned := *m
+		(&Matcher{m: &tuned}).Sample(sample)
+		if got := scanAll(&tuned, content); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q %+v in %q, from byte %d:\nliteral %v\nregexp  %v", q, opts, content, tuned.rare, got, want)
+		}
+	}
 }
 
 func TestLiteralFastPath(t *testing.T) {
@@ -122,6 +130,38 @@ func checkInner(t *testing.T, q string, opts Options, content []byte) {
 	}
 	if got, want := scanAllSub(m, content), scanAllSub(&slow, content); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%q %+v in %q (inner %q), submatches:\ninner  %v\nregexp %v", q, opts, content, innerLit(m), got, want)
+	}
+	if m.inner != nil {
+		tuned := *m
+		inner := *m.inner
+		tuned.inner = &inner
+		(&Matcher{m: &tuned}).Sample([][]byte{content})
+		if got, want := scanAll(&tuned, content), scanAll(&slow, content); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q %+v in %q (inner %q from byte %d):\ninner  %v\nregexp %v", q, opts, content, innerLit(m), inner.rare, got, want)
+		}
+	}
+}
+
+func TestSample(t *testing.T) {
+	m, _ := Compile("errors.New", Options{CaseSensitive: true})
+	if m.m.lit[m.m.rare] != 'w' {
+		t.Fatalf("from %q, want w (the table's rarest)", m.m.lit[m.m.rare])
+	}
+	// In text where w abounds and N is rare, N is searched for first.
+	m.Sample([][]byte{[]byte("w w w w . . . e e e r r r o o o s s s N\n"), []byte("w.")})
+	if m.m.lit[m.m.rare] != 'N' {
+		t.Errorf("from %q, want N", m.m.lit[m.m.rare])
+	}
+	// Ignoring case, both cases count: "e" is rare in lower case only.
+	m, _ = Compile("sEt", Options{})
+	m.Sample([][]byte{[]byte("EEEEEEEEEE sss ttt")})
+	if c := m.m.lit[m.m.rare]; c != 's' && c != 't' {
+		t.Errorf("from %q, want s or t", c)
+	}
+	m, _ = Compile(`\w+\(ctx context\.Context`, Options{UseRegex: true, CaseSensitive: true})
+	m.Sample([][]byte{[]byte("CCCCCCCC xxx")})
+	if c := m.m.inner.lit[m.m.inner.rare]; c == 'C' || c == 'x' {
+		t.Errorf("inner literal from %q", c)
 	}
 }
 

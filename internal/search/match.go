@@ -186,6 +186,29 @@ func (m *matcher) literal(content []byte) []byte {
 	return m.lit
 }
 
+// tune re-chooses the byte the search starts from: the literal's byte
+// that occurs least often in sample (text like the text to be searched),
+// the rarest in source code among equals.
+func (m *finder) tune(sample [][]byte) {
+	best, bestN := m.rare, -1
+	for i, c := range m.lit {
+		if bytes.IndexByte(m.lit[:i], c) >= 0 {
+			continue // counted
+		}
+		n := 0
+		for _, s := range sample {
+			n += bytes.Count(s, []byte{c})
+			if m.fold && c >= 'a' && c <= 'z' {
+				n += bytes.Count(s, []byte{c - 'a' + 'A'})
+			}
+		}
+		if bestN < 0 || n < bestN || n == bestN && byteRank[c] < byteRank[m.lit[best]] {
+			best, bestN = i, n
+		}
+	}
+	m.rare = best
+}
+
 // index returns the offset of the first occurrence of f.lit in b (ASCII
 // case folded when f.fold), -1 for none. It looks for the literal's rarest
 // byte first (memchr), as ripgrep does, then compares the rest.
