@@ -106,9 +106,13 @@ func (l *ahead) view(h *history) *history {
 	if len(extra) == 0 {
 		return h
 	}
-	v := *h
-	v.events = append(slices.Clip(h.events), extra...)
-	return &v
+	v, err := h.extend(extra)
+	if err != nil {
+		// the engine's own events always fold; were one not to, the
+		// view goes without it rather than the step failing
+		return h
+	}
+	return v
 }
 
 // holds reports whether h has x as the log stored it: the same type and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/warden-dev/warden/internal/event"
 	"github.com/warden-dev/warden/internal/provider"
@@ -15,6 +16,10 @@ import (
 type history struct {
 	id     string
 	events []event.Event
+	// data holds, beside each event, its payload as fold decoded it once
+	// (UserData, AssistantData, ResultData; nil for other types): each
+	// step's view is built from it without decoding the session again
+	data []any
 
 	model     string
 	workspace string
@@ -113,9 +118,7 @@ func (e *Engine) refresh(ctx context.Context, h *history) (*history, error) {
 	if len(evs) == 0 {
 		return h, nil
 	}
-	all := make([]event.Event, 0, len(h.events)+len(evs))
-	all = append(append(all, h.events...), evs...)
-	nh, err := foldHistory(h.id, all)
+	nh, err := h.extend(evs)
 	if err != nil {
 		return nil, err
 	}
@@ -130,77 +133,108 @@ func foldHistory(id string, evs []event.Event) (*history, error) {
 	if len(evs) == 0 || evs[0].Source != Source || (evs[0].Type != event.SessionStart && evs[0].Type != event.SessionFork) {
 		return nil, fmt.Errorf("%w: %s", ErrSessionNotFound, id)
 	}
-	h := &history{id: id, events: evs}
-	results := map[string]bool{}
-	var calls []provider.ToolCall
-	for _, ev := range evs {
-		switch ev.Type {
-		case event.SessionStart:
-			d, err := event.DataOf[StartData](ev)
-			if err != nil {
-				return nil, err
-			}
-			if h.forkedOf == nil || h.model == "" {
-				h.model, h.workspace, h.depth = d.Model, d.WorkingDirectory, d.Depth
-			}
-			if d.Parent != "" && h.forkedOf == nil {
-				h.parent = d.Parent
-			}
-		case event.SessionFork:
-			d, err := event.DataOf[ForkData](ev)
-			if err != nil {
-				return nil, err
-			}
-			if h.forkedOf == nil {
-				h.forkedOf = &d
-				h.model, h.workspace, h.depth = d.Model, d.WorkingDirectory, d.Depth
-			}
-		case event.SessionEnd:
-			h.deleted = true
-		case event.SessionStatus:
-			d, _ := event.DataOf[StatusData](ev)
-			if d.Model != "" {
-				h.model = d.Model
-			}
-			if d.Status == "idle" {
-				h.busy = false
-			}
-		case event.MessageUser:
-			h.turns++
-			h.busy = true
-		case event.MessageAssistant:
-			d, err := event.DataOf[AssistantData](ev)
-			if err != nil {
-				return nil, err
-			}
-			h.usage = h.usage.Add(d.TokenUsage)
-			if d.TokenUsage.InputTokens > 0 {
-				h.lastInput = d.TokenUsage.InputTokens
-			}
-			calls = append(calls, provider.Message{Parts: d.Parts}.ToolCalls()...)
-		case event.ToolResult:
-			d, _ := event.DataOf[ResultData](ev)
-			if d.CallID != "" {
-				results[d.CallID] = true
-			}
-		case event.SubagentComplete:
-			d, _ := event.DataOf[SubagentData](ev)
-			if d.ParentSessionID == id && d.TokenUsage != nil {
-				h.usage = h.usage.Add(*d.TokenUsage)
-			}
-		case event.ContextCompaction:
-			d, err := event.DataOf[CompactionData](ev)
-			if err == nil {
-				h.compaction = &d
-			}
+	return (&history{id: id}).extend(evs)
+}
+
+// extend returns h with evs after its events, folded on from h's state:
+// only evs are decoded, so a step of a long session does not decode the
+// session again. h is left as it was (histories are shared: the engine's
+// cache, a turn, a reader).
+func (h *history) extend(evs []event.Event) (*history, error) {
+	nh := *h
+	nh.events = append(slices.Clip(h.events), evs...)
+	nh.data = append(slices.Clip(h.data), make([]any, len(evs))...)
+	nh.open = slices.Clone(h.open)
+	for i := len(h.events); i < len(nh.events); i++ {
+		if err := nh.fold(i); err != nil {
+			return nil, err
 		}
 	}
-	for _, c := range calls {
-		if !results[c.ID] {
-			h.open = append(h.open, c)
+	return &nh, nil
+}
+
+// fold applies the i-th event to h's state and keeps its decoded payload
+// (the view's messages) in h.data[i].
+func (h *history) fold(i int) error {
+	ev := h.events[i]
+	switch ev.Type {
+	case event.SessionStart:
+		d, err := event.DataOf[StartData](ev)
+		if err != nil {
+			return err
+		}
+		if h.forkedOf == nil || h.model == "" {
+			h.model, h.workspace, h.depth = d.Model, d.WorkingDirectory, d.Depth
+		}
+		if d.Parent != "" && h.forkedOf == nil {
+			h.parent = d.Parent
+		}
+	case event.SessionFork:
+		d, err := event.DataOf[ForkData](ev)
+		if err != nil {
+			return err
+		}
+		if h.forkedOf == nil {
+			h.forkedOf = &d
+			h.model, h.workspace, h.depth = d.Model, d.WorkingDirectory, d.Depth
+		}
+	case event.SessionEnd:
+		h.deleted = true
+	case event.SessionStatus:
+		d, _ := event.DataOf[StatusData](ev)
+		if d.Model != "" {
+			h.model = d.Model
+		}
+		if d.Status == "idle" {
+			h.busy = false
+		}
+	case event.MessageUser:
+		d, _ := event.DataOf[UserData](ev)
+		h.data[i] = d
+		h.turns++
+		h.busy = true
+	case event.MessageAssistant:
+		d, err := event.DataOf[AssistantData](ev)
+		if err != nil {
+			return err
+		}
+		h.data[i] = d
+		h.usage = h.usage.Add(d.TokenUsage)
+		if d.TokenUsage.InputTokens > 0 {
+			h.lastInput = d.TokenUsage.InputTokens
+		}
+		h.open = append(h.open, provider.Message{Parts: d.Parts}.ToolCalls()...)
+	case event.ToolResult:
+		d, _ := event.DataOf[ResultData](ev)
+		h.data[i] = d
+		if d.CallID != "" {
+			// a result closes its call (every open one of that id)
+			h.open = slices.DeleteFunc(h.open, func(c provider.ToolCall) bool { return c.ID == d.CallID })
+		}
+	case event.SubagentComplete:
+		d, _ := event.DataOf[SubagentData](ev)
+		if d.ParentSessionID == h.id && d.TokenUsage != nil {
+			h.usage = h.usage.Add(*d.TokenUsage)
+		}
+	case event.ContextCompaction:
+		d, err := event.DataOf[CompactionData](ev)
+		if err == nil {
+			h.compaction = &d
 		}
 	}
-	return h, nil
+	return nil
+}
+
+// dataAt returns the payload of h's i-th event as fold decoded it (or
+// decodes it, for a history built otherwise).
+func dataAt[T any](h *history, i int) T {
+	if i < len(h.data) {
+		if d, ok := h.data[i].(T); ok {
+			return d
+		}
+	}
+	d, _ := event.DataOf[T](h.events[i])
+	return d
 }
 
 // lastSeq is the seq of the session's newest event.

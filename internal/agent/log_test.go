@@ -211,3 +211,54 @@ func FuzzToolArguments(f *testing.F) {
 		_ = globMatch(pattern, p)
 	})
 }
+
+// TestFoldInPieces: a history extended event by event from any point (as
+// refresh does, step after step) is the history folded whole: the same
+// state and the same view, the open calls included.
+func TestFoldInPieces(t *testing.T) {
+	f := newLogFixture(t, t.TempDir())
+	id, root := "ag_pieces", f.root
+	usage := provider.Usage{InputTokens: 7, OutputTokens: 3}
+	evs := []event.Event{
+		ev(id, root, event.SessionStart, StartData{WorkingDirectory: root, Model: "openai/m", Provider: "openai"}),
+		ev(id, root, event.MessageUser, UserData{Content: "the task", Turn: 1}),
+		ev(id, root, event.SessionStatus, StatusData{Status: "busy", Turn: 1}),
+		ev(id, root, event.MessageAssistant, AssistantData{Parts: []provider.Part{{Type: provider.PartText, Text: "looking"}, call("c1", "read", `{"path":"a"}`), call("c2", "read", `{"path":"b"}`)}, TokenUsage: usage, Turn: 1, Step: 1}),
+		ev(id, root, event.ToolResult, ResultData{CallID: "c2", ToolID: "c2", Tool: "read", Content: "B", Outcome: "ok"}),
+		ev(id, root, event.ToolResult, ResultData{CallID: "c1", ToolID: "c1", Tool: "read", Content: "A", Outcome: "ok"}),
+		ev(id, root, event.SessionStatus, StatusData{Status: "busy", Model: "openai/other"}),
+		ev(id, root, event.SubagentComplete, SubagentData{SessionID: "ag_child", ParentSessionID: id, TokenUsage: &usage}),
+		ev(id, root, event.MessageAssistant, AssistantData{Parts: []provider.Part{{Type: provider.PartText, Text: "partly"}, call("c3", "shell", `{"command":"true"}`)}, Partial: true, StopReason: StopAborted, Turn: 1, Step: 2}),
+		ev(id, root, event.SessionStatus, StatusData{Status: "idle", StopReason: StopAborted, Turn: 1}),
+		ev(id, root, event.ContextCompaction, CompactionData{FromSeq: 2, ToSeq: 4, Mode: "trim"}),
+		ev(id, root, event.MessageUser, UserData{Content: "go on", Turn: 2}),
+	}
+	for i := range evs {
+		evs[i].Seq = int64(i + 1)
+	}
+	whole, err := foldHistory(id, evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.turns != 2 || !whole.busy || whole.model != "openai/other" || len(whole.open) != 1 || whole.open[0].ID != "c3" ||
+		whole.usage != usage.Add(usage) || whole.compaction == nil {
+		t.Fatalf("folded whole: %+v", whole)
+	}
+	wantView, _ := json.Marshal(f.eng.buildView(whole, nil))
+	for cut := 1; cut < len(evs); cut++ {
+		h, err := foldHistory(id, evs[:cut])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := cut; i < len(evs); i++ {
+			if h, err = h.extend(evs[i : i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ := json.Marshal(f.eng.buildView(h, nil))
+		if h.turns != whole.turns || h.busy != whole.busy || h.model != whole.model || h.usage != whole.usage ||
+			h.lastInput != whole.lastInput || len(h.open) != 1 || h.open[0].ID != "c3" || string(got) != string(wantView) {
+			t.Fatalf("extended from event %d: %+v\nview %s\nwant %s", cut, h, got, wantView)
+		}
+	}
+}

@@ -28,9 +28,9 @@ func (e *Engine) buildView(h *history, c *CompactionData) view {
 	}
 	v := view{System: e.opts.System + "\n\nWorkspace: " + h.workspace}
 	results := map[string]ResultData{}
-	for _, x := range h.events {
+	for i, x := range h.events {
 		if x.Type == event.ToolResult {
-			if d, err := event.DataOf[ResultData](x); err == nil && d.CallID != "" {
+			if d := dataAt[ResultData](h, i); d.CallID != "" {
 				if _, dup := results[d.CallID]; !dup {
 					results[d.CallID] = d
 				}
@@ -38,7 +38,7 @@ func (e *Engine) buildView(h *history, c *CompactionData) view {
 		}
 	}
 	summarised := false
-	for _, x := range h.events {
+	for i, x := range h.events {
 		in := c != nil && x.Seq >= c.FromSeq && x.Seq <= c.ToSeq
 		if in && c.Mode == "summary" {
 			if !summarised {
@@ -49,11 +49,11 @@ func (e *Engine) buildView(h *history, c *CompactionData) view {
 		}
 		switch x.Type {
 		case event.MessageUser:
-			d, _ := event.DataOf[UserData](x)
+			d := dataAt[UserData](h, i)
 			v.Turns++
 			v.Messages = append(v.Messages, provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: userText(d)}}})
 		case event.MessageAssistant:
-			d, _ := event.DataOf[AssistantData](x)
+			d := dataAt[AssistantData](h, i)
 			if len(d.Parts) == 0 {
 				continue
 			}

@@ -173,3 +173,24 @@ func BenchmarkDeltaLatency(b *testing.B) {
 		report(b, lat)
 	})
 }
+
+// BenchmarkTurnLongSession is BenchmarkTurn's turn in a session that
+// already holds 200 such turns (about 1,800 events): what a step costs
+// beyond the model's own work as a session grows. The model's request
+// grows with the session too, in warden as it would with the SDK alone.
+func BenchmarkTurnLongSession(b *testing.B) {
+	h := newHarness(b, oneToolCall, harnessOptions{})
+	if err := os.WriteFile(filepath.Join(h.root, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c := h.dial()
+	id := c.create(h)
+	for range 200 {
+		c.message(id, "what does a.txt say?")
+	}
+	for b.Loop() {
+		if res := c.message(id, "what does a.txt say?"); res.Text != "It says hello." {
+			b.Fatalf("turn %+v", res)
+		}
+	}
+}
