@@ -96,6 +96,9 @@ type analyzer struct {
 	// copy (or of a path below a copied directory) reads the source too
 	// (see viaCopies).
 	copies map[string]string
+	// loading are the python modules being run from files the line wrote
+	// (import m of an m.py written earlier), so one that imports itself ends
+	loading map[string]bool
 	// top is the line's own shell state, exitTraps the EXIT traps set in
 	// it, run when the line ends (p6_deferred.go)
 	top       *state
@@ -967,6 +970,9 @@ func literalOutput(cmds []Command, meta []cmdMeta, env map[string]string) (strin
 		out, ok = filterOutput(cm.Name, args, in.text)
 	case "mktemp":
 		out, ok = mktempName(args, env)
+	case "dirname", "basename":
+		// what they print is computed from their words alone
+		out, ok = pathPartOutput(cm.Name, args)
 	}
 	if !ok || len(out) > maxLiteral {
 		return "", false
@@ -1245,4 +1251,30 @@ func trSet(s string) (string, bool) {
 		out = append(out, raw[i])
 	}
 	return string(out), len(out) <= 256
+}
+
+// pathPartOutput is what dirname NAME... or basename NAME [SUFFIX] prints:
+// computed from the words alone, so $(dirname ~/.bashrc) is the home dir.
+func pathPartOutput(name string, args []string) (string, bool) {
+	var ops []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			if a != "-z" && a != "--zero" {
+				return "", false // -a, -s SUFFIX: not worth following
+			}
+			return "", false
+		}
+		ops = append(ops, a)
+	}
+	switch {
+	case name == "dirname" && len(ops) == 1:
+		return path.Dir(ops[0]) + "\n", true
+	case name == "basename" && (len(ops) == 1 || len(ops) == 2):
+		b := path.Base(ops[0])
+		if len(ops) == 2 && ops[1] != b {
+			b = strings.TrimSuffix(b, ops[1])
+		}
+		return b + "\n", true
+	}
+	return "", false
 }

@@ -98,7 +98,8 @@ var sinks = map[string]map[string]sinkKind{
 		"os.execute": skShell, "io.popen": skShell, "load": skEval, "loadstring": skEval,
 	},
 	"r": {
-		"system": skShell, "shell": skShell, "pipe": skShell, "eval": skEval, "source": skEval,
+		"system": skShell, "shell": skShell, "pipe": skShell, "eval": skEval, "source": skEval, "system2": skProgList,
+		"processx.run": skProgList, "sys.exec_wait": skProgList, "sys.exec_background": skProgList,
 	},
 	"julia": {
 		"run": skShell, "read": skShell, "pipeline": skShell, "eval": skEval, "include_string": skEval,
@@ -154,6 +155,8 @@ type codeScan struct {
 	vars    map[string]codeVal
 	multi   map[string]bool
 	tainted map[string]bool
+	imports []string  // modules imported by name (python)
+	walked  *[]string // walkRoots, once computed
 }
 
 // maxCodeDepth bounds eval-of-a-literal recursion in inline code.
@@ -513,6 +516,9 @@ func (s *codeScan) bindings() {
 		case s.lang == "python" && stmtStart && t.val == "import":
 			// import a.b as c, d
 			for j := i + 1; j < len(ts) && ts[j].kind != cEnd; j++ {
+				if ts[j].kind == cIdent && len(s.imports) < 16 {
+					s.imports = append(s.imports, ts[j].val)
+				}
 				if ts[j].kind == cIdent && j+2 < len(ts) && ts[j+1].kind == cIdent && ts[j+1].val == "as" && ts[j+2].kind == cIdent {
 					s.alias[ts[j+2].val] = ts[j].val
 					j += 2
@@ -520,6 +526,9 @@ func (s *codeScan) bindings() {
 			}
 		case s.lang == "python" && stmtStart && t.val == "from" && i+2 < len(ts) && ts[i+1].kind == cIdent && ts[i+2].kind == cIdent && ts[i+2].val == "import":
 			mod := ts[i+1].val
+			if len(s.imports) < 16 {
+				s.imports = append(s.imports, mod)
+			}
 			for j := i + 3; j < len(ts) && ts[j].kind != cEnd; j++ {
 				switch {
 				case ts[j].kind == cPunct && ts[j].val == "*":
@@ -718,6 +727,17 @@ func (s *codeScan) eval(ts []ctok) codeVal {
 	if len(ts) >= 2 && ts[0].kind == cIdent && ts[1].kind == cPunct && (ts[1].val == "=" && s.lang == "python" || ts[1].val == "=>" || ts[1].val == ":") {
 		v.kind = 'k'
 		v.s = ts[0].val
+		if ts[0].val == "args" || ts[0].val == "cmd" {
+			v.list = []codeVal{s.eval(ts[2:])} // Popen(args=[…]): the argv by keyword
+		}
+		return v
+	}
+	if s.lang == "r" && len(ts) >= 3 && ts[0].kind == cIdent && ts[0].val == "c" && ts[1].kind == cPunct && ts[1].val == "(" && closeParen(ts, 1) == len(ts)-1 {
+		// R's c("-rf", "x") is a vector
+		v.kind = 'l'
+		for _, part := range splitArgs(ts[2 : len(ts)-1]) {
+			v.list = append(v.list, s.eval(part))
+		}
 		return v
 	}
 	var b strings.Builder
@@ -1008,6 +1028,13 @@ func positional(vals []codeVal) []codeVal {
 func (s *codeScan) apply(name string, sk sinkKind, strong bool, vals []codeVal) {
 	label := s.label
 	pos := positional(vals)
+	if len(pos) == 0 {
+		for _, v := range vals {
+			if v.kind == 'k' && (v.s == "args" || v.s == "cmd") && len(v.list) == 1 {
+				pos = []codeVal{v.list[0]} // subprocess.Popen(args=[…], …)
+			}
+		}
+	}
 	if len(pos) > 0 && pos[0].kind == 'o' && (sk == skShellArgv) {
 		pos = pos[1:] // ruby's env hash before the command
 	}
@@ -1589,6 +1616,12 @@ func (s *codeScan) fileCall(i int, name string) {
 		if looksLikePath(p) {
 			s.k.file(kind, sub(plain(s.code), p), rec)
 		}
+	case kind == Delete && len(s.walkRoots()) > 0:
+		// a delete of each path a walk of a tree yields (os.walk, rglob,
+		// readdirSync, Dir.glob) deletes the tree
+		for _, r := range s.walkRoots() {
+			s.k.file(Delete, sub(plain(s.code), r), true)
+		}
 	case v.kind == 's' && strings.Contains(v.s, homeTok) || kind == Delete && rec && (v.kind == 's' || v.kind == 'x') && strings.Contains(name, "."):
 		// a path computed at run time: under home, or a tree deleted by a
 		// module's function (shutil.rmtree(x), fs.rmSync(p)); a single
@@ -1744,4 +1777,51 @@ func fetchProgram(n string) bool {
 		return true
 	}
 	return false
+}
+
+// walkFuncs are the calls that walk a directory tree (or list a directory)
+// and yield the paths below it.
+var walkFuncs = map[string]bool{"walk": true, "rglob": true, "iglob": true, "scandir": true, "listdir": true, "readdirSync": true,
+	"readdir": true, "opendir": true, "find": true, "glob": true, "Find.find": true, "each_child": true, "children": true, "iterdir": true}
+
+// walkRoots returns the known directories the code walks (os.walk(D),
+// Path(D).rglob(…), fs.readdirSync(D), glob.glob("D/**")), computed once.
+func (s *codeScan) walkRoots() []string {
+	if s.walked != nil {
+		return *s.walked
+	}
+	var roots []string
+	ts := s.toks
+	for i := 0; i+1 < len(ts); i++ {
+		if ts[i].kind != cIdent || ts[i+1].kind != cPunct || ts[i+1].val != "(" {
+			continue
+		}
+		n := s.resolve(ts[i].val)
+		if !walkFuncs[lastName(n)] && !walkFuncs[n] {
+			continue
+		}
+		var v codeVal
+		if st := receiverStart(ts, i); lastName(n) != n && st >= 0 && (lastName(n) == "rglob" || lastName(n) == "iterdir" || lastName(n) == "glob" && strings.Contains(n, "Path")) {
+			v = s.eval(ts[st:i])
+		} else if j := closeParen(ts, i+1); j > i+2 {
+			if args := splitArgs(ts[i+2 : j]); len(args) > 0 {
+				v = s.eval(args[0])
+			}
+		}
+		if v.kind != 's' || v.partial {
+			continue
+		}
+		r := s.final(v.s)
+		if k := strings.IndexAny(r, "*?["); k >= 0 {
+			r = r[:k] // glob.glob("D/**/*"): the tree below D
+			if j := strings.LastIndexByte(r, '/'); j >= 0 {
+				r = r[:j]
+			}
+		}
+		if r = strings.TrimSuffix(r, "/"); r != "" && looksLikePath(r) && len(roots) < 8 {
+			roots = append(roots, r)
+		}
+	}
+	s.walked = &roots
+	return roots
 }

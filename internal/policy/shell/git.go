@@ -181,7 +181,33 @@ func (k *call) git() {
 			}
 		}
 	case "config":
+		if cp := parseOpts(rest, spec{arg: "f", long: []string{"file", "blob", "type", "default", "comment"}}); cp.has("f", "file") {
+			f, _ := cp.get("f", "file")
+			k.file(Read, k.home(f), false) // git config -f FILE reads it (and prints it with -l)
+		}
 		k.gitConfig(rest)
+	case "diff", "grep":
+		// --no-index compares or searches files as files, wherever they are
+		if hasArg(rest, "--no-index") {
+			p := parseOpts(rest, spec{arg: "eABCfmO", long: []string{"output", "src-prefix", "dst-prefix", "max-depth", "threads", "open-files-in-pager"}})
+			ops := p.ops
+			if sc == "grep" && !p.has("e", "f") && len(ops) > 0 {
+				ops = ops[1:] // the pattern
+			}
+			if sc == "grep" && len(ops) == 0 {
+				ops = []field{lit(".")}
+			}
+			for _, o := range ops {
+				if o.known && o.val != "--" {
+					k.file(Read, k.home(o), sc == "grep")
+				}
+			}
+		}
+	case "hash-object":
+		// hash-object FILE reads it (-w stores it in the repository)
+		for _, o := range parseOpts(rest, spec{arg: "t", long: []string{"path"}}).ops {
+			k.file(Read, k.home(o), false)
+		}
 	case "worktree":
 		if len(rest) == 0 || !rest[0].known {
 			return

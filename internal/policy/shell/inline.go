@@ -238,6 +238,11 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 		return
 	}
 	sc := k.codeSinks(code, lang, depth)
+	if sc != nil && sc.lang == "python" && len(k.a.written) > 0 {
+		for _, m := range sc.imports {
+			k.pythonModule(m) // import m of an m.py the line wrote
+		}
+	}
 	k.codeSecretEnv(src)
 	if k.codeSends(src, sc) {
 		// the files it opens, recorded below, may be what it sends

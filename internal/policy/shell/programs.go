@@ -80,6 +80,7 @@ func init() {
 			exposePrograms(),
 			foreignPrograms(),
 			p6Programs(),
+			channelPrograms(),
 		},
 		patternPrograms(),
 	)

@@ -44,10 +44,13 @@ func cloudPrograms() []program {
 				ex("aws ssm send-command --instance-ids i-1 --document-name AWS-RunShellScript --parameters 'commands=[\"shutdown -r now\"]'", "tag remote.exec"),
 				ex("aws ecs execute-command --cluster c --task t --interactive --command 'rm -rf /data'", "tag remote.exec", "delete:r /data"), ex("aws s3 cp ~/.aws/credentials s3://b/x", "read:r /home/u/.aws/credentials", "tag network.upload")}},
 		{names: []string{"gsutil"}, model: func(k *call) {
-			if sc := k.subcommand(spec{arg: "ohp"}); sc == "rm" || sc == "rb" {
+			switch sc := k.subcommand(spec{arg: "ohp"}); sc {
+			case "rm", "rb":
 				k.tag(TagRemoteDelete)
+			case "cp", "rsync", "mv":
+				k.storageCopy()
 			}
-		}, examples: []example{ex("gsutil -m rm -r gs://b", "tag remote.delete")}},
+		}, examples: []example{ex("gsutil -m rm -r gs://b", "tag remote.delete"), ex("gsutil cp .env gs://b/", "read:r /home/u/proj/.env", "tag network.upload")}},
 		{names: []string{"gcloud", "az", "doctl", "heroku", "flyctl", "fly", "vercel", "netlify", "firebase"}, model: func(k *call) {
 			k.cloudRemote()
 			n := k.name

@@ -9,7 +9,7 @@ func interpPrograms() []program {
 	return []program{
 		{names: []string{"perl"}, model: (*call).perl,
 			examples: []example{ex("perl -pi -e 's/a/b/' f", "write /home/u/proj/f"), ex("perl s.pl", "exec /home/u/proj/s.pl")}},
-		{names: []string{"node", "nodejs"}, model: interpreter("epr", "", "", "node"),
+		{names: []string{"node", "nodejs"}, model: interpreter("ep", "", "rC", "node"),
 			examples: []example{ex("node -e 'x'", "exec"), ex("node app.js", "exec /home/u/proj/app.js")}},
 		{names: []string{"ruby", "irb"}, model: func(k *call) { k.interp("e", "", "rIC", "ruby"); k.webServer() },
 			examples: []example{ex("ruby -I lib t.rb", "exec /home/u/proj/t.rb", "!exec /home/u/proj/lib"),
@@ -93,6 +93,7 @@ loop:
 			k.remoteExec(k.name + " with its input or output connected to " + e.Target + " (reverse shell)")
 		}
 	}
+	k.preloads("sh", nil)
 	switch {
 	case code:
 		if len(ops) == 0 {
@@ -174,6 +175,7 @@ func (k *call) interp(codeOpts, modOpts, argOpts, lang string) {
 	i := 0
 	var code *field
 	module, loopMode, inplace := false, false, false
+	var modName field
 loop:
 	for ; i < len(args); i++ {
 		f := args[i]
@@ -235,6 +237,7 @@ loop:
 					m = args[i]
 				}
 				k.eff(Effect{Kind: Exec, Target: m.text(k.c), Reason: "module"})
+				modName = m
 				i++
 				break loop
 			case strings.Contains(argOpts, ch):
@@ -245,6 +248,7 @@ loop:
 			}
 		}
 	}
+	k.preloads(lang, args[:min(i, len(args))])
 	switch {
 	case code != nil:
 		k.eff(Effect{Kind: Exec, Reason: "inline code (" + lang + ")"})
@@ -266,6 +270,22 @@ loop:
 			k.dynamicExec(k.name + " runs code not known at check time: " + orDefault(code.reason, "dynamic"))
 		}
 	case module:
+		if lang == "python" && modName.known && modName.val != "http.server" && modName.val != "SimpleHTTPServer" && i < len(args) {
+			// a module run as a program reads the files it is given, as any
+			// program without a model does (python3 -m base64 f, -m
+			// json.tool f); the archivers read trees (-m tarfile -c a.tar d)
+			saved, mark := k.args, len(k.cmd.Effects)
+			k.args = args[i:]
+			k.mentions()
+			k.args = saved
+			if modName.val == "tarfile" || modName.val == "zipfile" || modName.val == "shutil" {
+				for n := mark; n < len(k.cmd.Effects); n++ {
+					if k.cmd.Effects[n].Kind == Read {
+						k.cmd.Effects[n].Recursive = true
+					}
+				}
+			}
+		}
 	case i < len(args) && !(args[i].known && args[i].val == "-"):
 		k.script(args[i], false)
 		k.runWritten(args[i], lang)

@@ -386,10 +386,23 @@ func (k *call) netcat() {
 	if o, ok := p.get("o", "output", "append-output"); ok {
 		k.file(Write, o, false)
 	}
+	if p.has("l", "listen") && !unix {
+		// a listener serves what flows into it to whoever connects
+		port := "?"
+		if v, ok := p.get("p", "source-port"); ok && v.known {
+			port = v.val
+		}
+		for _, o := range p.ops {
+			if o.known && isDigits(o.val) {
+				port = o.val
+			}
+		}
+		k.eff(Effect{Kind: Network, Target: "0.0.0.0:" + port, Reason: "listens for connections"})
+	}
 }
 
 func (k *call) socat() {
-	execs, nets := false, false
+	execs, nets, reads := false, false, false
 	for _, f := range k.args {
 		if !f.known {
 			continue
@@ -398,13 +411,35 @@ func (k *call) socat() {
 		switch {
 		case strings.HasPrefix(u, "EXEC:") || strings.HasPrefix(u, "SYSTEM:"):
 			execs = true
+			// the program socat runs: SYSTEM: a shell command line, EXEC:
+			// a program and its words (options follow a comma)
+			cmd, _, _ := strings.Cut(f.val[strings.IndexByte(f.val, ':')+1:], ",")
+			cmd = strings.Trim(cmd, `"'`)
+			if strings.HasPrefix(u, "SYSTEM:") {
+				k.nested(sub(f, cmd), "socat SYSTEM:", nil, false)
+			} else if w := strings.Fields(cmd); len(w) > 0 {
+				fs := make([]field, len(w))
+				for i, x := range w {
+					fs[i] = sub(f, x)
+				}
+				k.inner(fs, "socat EXEC:", nil, nil)
+			}
 		case strings.HasPrefix(u, "TCP") || strings.HasPrefix(u, "UDP") || strings.HasPrefix(u, "SSL") || strings.HasPrefix(u, "OPENSSL"):
 			nets = true
 			if parts := strings.SplitN(f.val, ":", 2); len(parts) == 2 {
 				k.net(sub(f, strings.Split(parts[1], ",")[0]))
 			}
-		case strings.HasPrefix(u, "OPEN:") || strings.HasPrefix(u, "CREATE:"):
+		case strings.HasPrefix(u, "CREATE:"):
 			k.file(Write, sub(f, strings.Split(f.val[strings.IndexByte(f.val, ':')+1:], ",")[0]), false)
+		case strings.HasPrefix(u, "FILE:") || strings.HasPrefix(u, "OPEN:") || strings.HasPrefix(u, "READ:"):
+			// a file socat reads (and, for OPEN:, writes), whose content goes
+			// to the other address
+			p := k.home(sub(f, strings.Split(f.val[strings.IndexByte(f.val, ':')+1:], ",")[0]))
+			k.file(Read, p, false)
+			if strings.HasPrefix(u, "OPEN:") {
+				k.file(Write, p, false)
+			}
+			reads = true
 		case strings.HasPrefix(u, "UNIX") || strings.HasPrefix(u, "GOPEN:") || strings.HasPrefix(u, "PIPE:"):
 			// UNIX-CONNECT:, UNIX-CLIENT:, UNIX-SENDTO:, UNIX:, GOPEN:
 			// open the path (a socket reaches what listens on it)
@@ -416,6 +451,17 @@ func (k *call) socat() {
 	}
 	if execs && nets {
 		k.remoteExec("socat connects a program to the network (remote shell)")
+	}
+	if reads && nets {
+		// a file connected to the network is sent
+		k.tag(TagUpload)
+		var hosts []field
+		for _, e := range k.cmd.Effects {
+			if e.Kind == Network && e.Target != "" {
+				hosts = append(hosts, lit(e.Target))
+			}
+		}
+		k.uploadHost(hosts)
 	}
 }
 

@@ -100,6 +100,10 @@ func (k *call) openssl() {
 		case "-out", "-keyout":
 			k.file(Write, k.args[i+1], false)
 			i++
+		case "-connect":
+			// s_client (and s_time) talk to a server: what flows in is sent
+			k.net(k.args[i+1])
+			i++
 		}
 	}
 }
