@@ -61,7 +61,7 @@ func (e *Engine) compact(ctx context.Context, h *history, p provider.Provider, m
 	if last-first < 2 {
 		return CompactionData{}, fmt.Errorf("%w: nothing lies between the original task and the last turn", ErrContextOverflow)
 	}
-	tools := defs(e.toolSet(h.depth))
+	tools := e.toolDefs(h.depth)
 	before := estimate(e.buildView(h, nil), tools)
 	base := CompactionData{
 		FromSeq: h.events[first+1].Seq, ToSeq: h.events[last-1].Seq,
@@ -131,7 +131,7 @@ func (e *Engine) Context(ctx context.Context, id string) (ContextSnapshot, error
 		return ContextSnapshot{}, err
 	}
 	v := e.buildView(h, nil)
-	tools := defs(e.toolSet(h.depth))
+	tools := e.toolDefs(h.depth)
 	s := ContextSnapshot{SessionID: id, Model: h.model, System: v.System, Messages: v.Messages, Turns: v.Turns,
 		EstimatedTokens: estimate(v, tools), LastInputTokens: h.lastInput, TokenUsage: h.usage, Compaction: h.compaction}
 	if s.Messages == nil {

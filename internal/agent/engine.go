@@ -111,9 +111,10 @@ type Engine struct {
 	wg     sync.WaitGroup
 	sem    chan struct{}
 
-	// tools are the tool sets without and with task (toolSet), built
-	// once: read only
+	// tools are the tool sets without and with task (toolSet) and defs
+	// their definitions (toolDefs), built once: read only
 	tools [2]map[string]tool
+	defs  [2][]provider.Tool
 
 	// roots maps a session id to its workspace root, which never changes:
 	// the door checks it on every call without reading the session. A
@@ -176,6 +177,7 @@ func New(opts Options) (*Engine, error) {
 		runs: map[string]*run{}, subs: map[int]func(Notice){}, hist: map[string]*history{},
 	}
 	e.tools = [2]map[string]tool{e.buildTools(false), e.buildTools(true)}
+	e.defs = [2][]provider.Tool{defs(e.tools[0]), defs(e.tools[1])}
 	return e, nil
 }
 

@@ -102,10 +102,21 @@ func intArg(args map[string]any, key string) int {
 // subagent may still nest). The two sets are built once (New); callers
 // only read them.
 func (e *Engine) toolSet(depth int) map[string]tool {
+	return e.tools[e.withTask(depth)]
+}
+
+// toolDefs returns the definitions of toolSet(depth), in defs' order.
+func (e *Engine) toolDefs(depth int) []provider.Tool {
+	return e.defs[e.withTask(depth)]
+}
+
+// withTask is the index of a session's tool set at depth: 1 (with task)
+// while a subagent may still nest.
+func (e *Engine) withTask(depth int) int {
 	if depth < e.opts.MaxDepth {
-		return e.tools[1]
+		return 1
 	}
-	return e.tools[0]
+	return 0
 }
 
 // buildTools builds the tool set, with task or without.

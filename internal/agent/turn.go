@@ -121,7 +121,7 @@ func (e *Engine) fits(ctx context.Context, h *history, u UserData) error {
 	window, reserve := e.window(ctx, p, model, h.model)
 	v := e.buildView(&history{workspace: h.workspace}, nil)
 	v.Messages = []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: userText(u)}}}}
-	if n := estimate(v, defs(e.toolSet(h.depth))); n > window-reserve {
+	if n := estimate(v, e.toolDefs(h.depth)); n > window-reserve {
 		return fmt.Errorf("%w: the message alone needs about %d tokens; %s takes %d (window %d, %d reserved for the answer)", ErrContextOverflow, n, h.model, window-reserve, window, reserve)
 	}
 	return nil
@@ -233,10 +233,10 @@ func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResul
 		if err != nil {
 			return "", err
 		}
-		tools := e.toolSet(h.depth)
+		tools, tdefs := e.toolSet(h.depth), e.toolDefs(h.depth)
 		v := e.buildView(l.view(h), nil)
 		window, reserve := e.window(ctx, p, model, h.model)
-		if estimate(v, defs(tools)) > window-reserve {
+		if estimate(v, tdefs) > window-reserve {
 			// compaction reads and records the log: everything first
 			if err := l.wait(); err != nil {
 				return StopError, err
@@ -252,7 +252,7 @@ func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResul
 			}
 			v = e.buildView(h, nil)
 		}
-		req := provider.Request{Model: model, System: v.System, Messages: v.Messages, Tools: defs(tools), MaxTokens: reserve}
+		req := provider.Request{Model: model, System: v.System, Messages: v.Messages, Tools: tdefs, MaxTokens: reserve}
 		var sofar partial
 		// the answer's deltas are announced once what it answers is
 		// durable: the first one waits for l's commits
