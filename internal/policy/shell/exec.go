@@ -162,6 +162,9 @@ func (a *analyzer) hookVar(c *ctx, st *state, s *syntax.Stmt, as *syntax.Assign)
 			code.val = strings.TrimLeft(code.val, "; \t\n") // "; next" joins the old value
 		}
 	}
+	if a.programVar(c, st, stmtSpan(s), name, code) {
+		return
+	}
 	switch name {
 	case "PROMPT_COMMAND":
 	case "PS0", "PS1", "PS2", "PS3", "PS4":

@@ -27,6 +27,9 @@ func p6Programs() []program {
 		{names: []string{"ss"}, model: (*call).ss,
 			examples: []example{ex("ss -K dport = :37123", "tag process.signal", "attr port=37123"), ex("ss -tlnp", "!tag process.signal"),
 				ex("ss -K '( sport = :19876 )'", "attr port=19876")}},
+		{names: []string{"man"}, model: (*call).man,
+			examples: []example{ex("man -P 'rm -rf ~' ls", "delete:r /home/u", "via rm man -P"), ex("MANPAGER='sh -c \"rm -rf ~\"' man ls", "delete:r /home/u"),
+				ex("man --pager=less git", "!delete"), ex("man -l ./doc/x.1", "read /home/u/proj/doc/x.1")}},
 		{names: []string{"kill-port"}, model: func(k *call) {
 			var ports []string
 			for _, o := range parseOpts(k.args, spec{arg: "m", long: []string{"method"}}).ops {
@@ -199,9 +202,43 @@ func (k *call) pathPrinter() {
 // after runs once a program's model has run: the judgements that hold
 // across the families (a program's output that names files).
 func (k *call) after() {
-	if k.name == "git" {
+	switch n := k.name; {
+	case n == "git":
 		k.gitPrintsFiles()
+		if sc, rest, ok := k.gitSub(); ok {
+			k.gitRunsMore(sc, rest)
+		}
+	case n == "less" || n == "more":
+		k.lessCommands()
+	case n == "sqlite3":
+		k.sqliteDot()
+	case n == "pwsh" || n == "powershell" || n == "pwsh.exe" || n == "powershell.exe":
+		k.pwshAsks()
+	case isShell(n):
+		k.shellStartup()
 	}
+	switch n := k.name; {
+	case n == "source" || n == "." || isPython(n) || n == "node" || n == "nodejs" || n == "bun" || n == "ruby" || n == "perl":
+		k.codeLoad()
+	}
+}
+
+// gitSub is a git call's subcommand and the words after it, past git's
+// global options.
+func (k *call) gitSub() (string, []field, bool) {
+	args := k.args
+	i := 0
+	for i < len(args) && args[i].known && strings.HasPrefix(args[i].val, "-") {
+		switch args[i].val {
+		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path":
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || !args[i].known {
+		return "", nil, false
+	}
+	return args[i].val, args[i+1:], true
 }
 
 // gitPrintsFiles records that a git command prints names of files of the

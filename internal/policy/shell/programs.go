@@ -162,6 +162,7 @@ func (a *analyzer) model(k *call) {
 	case k.argv[0].known && strings.Contains(k.argv[0].val, "/") && k.runWritten(k.argv[0], ""):
 		return // a script written earlier in the line, run by its path
 	}
+	k.envCode()
 	if !strings.Contains(k.argv[0].val, "/") && k.pathProgram() {
 		return // a file the line wrote, found through PATH or hash -p
 	}
