@@ -74,3 +74,42 @@ func (a *analyzer) viaCopies(e Effect) []Effect {
 	}
 	return out
 }
+
+// copiers are the programs whose written files are copies (recordCopy).
+var copiers = map[string]bool{"cp": true, "mv": true, "install": true, "ln": true, "dd": true, "rsync": true}
+
+// carryWrites makes the files a command writes from what it read (an
+// archive, a compressed or encrypted file, a sorted or converted one:
+// tar czf a.tgz f, zip a.zip f, gzip -c, gpg -c -o, openssl enc -in -out,
+// sort -o) hold those reads, as a redirection of its output would: sending
+// the file later in the line sends them (see flow). Copies are followed by
+// recordCopy instead, and a file rewritten in place keeps what it held.
+func (k *call) carryWrites() {
+	if copiers[k.name] || len(k.cmd.Effects) < 2 {
+		return
+	}
+	var reads []Effect
+	var writes []string
+	for _, e := range k.cmd.Effects {
+		switch {
+		case e.Unknown || e.Target == "" || e.Meta:
+		case e.Kind == Read:
+			reads = append(reads, Effect{Kind: Read, Target: e.Target, Glob: e.Glob, Recursive: e.Recursive})
+			reads = append(reads, k.a.filled[e.Target]...)
+		case e.Kind == Write && !e.Recursive && !isPseudoDevice(e.Target):
+			writes = append(writes, e.Target)
+		}
+	}
+	if len(reads) == 0 || len(writes) == 0 {
+		return
+	}
+outer:
+	for _, w := range writes {
+		for _, r := range reads {
+			if r.Target == w {
+				continue outer // rewritten in place (sed -i, gzip f)
+			}
+		}
+		k.a.fill(w, reads, false)
+	}
+}

@@ -619,6 +619,7 @@ func (a *analyzer) run(c *ctx, st *state, argv []field, ro runOpts) {
 	k := a.newCall(c, st, argv, ro)
 	a.model(k)
 	k.toolPreloads()
+	k.carryWrites()
 	k.secretPrint()
 	k.flow()
 	k.secretEnv()
