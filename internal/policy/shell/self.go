@@ -721,6 +721,14 @@ func (a *analyzer) recordFilled(file string, app bool, start int) {
 	var carries []Effect
 	if start < len(a.out.Commands) && outputCarries(a.out.Commands[start:]) {
 		carries = carriesOf(nil, a.out.Commands[start:])
+		if len(a.filled) > 0 {
+			// cat e > f: f holds what e held (env > e earlier)
+			for _, c := range carries[:len(carries):len(carries)] {
+				if c.Target != file {
+					carries = append(carries, a.filled[c.Target]...)
+				}
+			}
+		}
 	}
 	a.fill(file, carries, app)
 }
