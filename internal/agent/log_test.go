@@ -262,3 +262,38 @@ func TestFoldInPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestAheadView: a record still committing is in the step's view once,
+// whether or not the log the history was read from already had it (the
+// commit may land between the read and the view).
+func TestAheadView(t *testing.T) {
+	id, root := "ag_ahead", "/ws"
+	start := ev(id, root, event.SessionStart, StartData{WorkingDirectory: root, Model: "openai/m"})
+	start.Source, start.Seq = Source, 1
+	answer := ev(id, root, event.MessageAssistant, AssistantData{Parts: []provider.Part{call("c1", "read", `{"path":"a"}`)}, Turn: 1, Step: 1})
+	answer.Seq = 2
+	result := ev(id, root, event.ToolResult, ResultData{CallID: "c1", ToolID: "c1", Tool: "read", Content: "A", Outcome: "ok"})
+	committing := &ahead{fs: []*inflight{{evs: []event.Event{result}, done: make(chan struct{})}}}
+
+	before, err := foldHistory(id, []event.Event{start, answer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := committing.view(before)
+	if len(v.events) != 3 || v.events[2].Type != event.ToolResult || len(v.open) != 0 || len(before.events) != 2 || len(before.open) != 1 {
+		t.Fatalf("read before the commit landed: view %+v, history %+v", v, before)
+	}
+	landed := result
+	landed.Seq, landed.ID = 3, 3
+	after, err := foldHistory(id, []event.Event{start, answer, landed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := committing.view(after); v != after {
+		t.Fatalf("read after the commit landed: the result is in the view twice: %+v", v.events)
+	}
+	var none *ahead
+	if none.view(before) != before || none.wait() != nil {
+		t.Fatal("a nil ahead is not a no-op")
+	}
+}
