@@ -30,6 +30,12 @@ func p6Programs() []program {
 		{names: []string{"man"}, model: (*call).man,
 			examples: []example{ex("man -P 'rm -rf ~' ls", "delete:r /home/u", "via rm man -P"), ex("MANPAGER='sh -c \"rm -rf ~\"' man ls", "delete:r /home/u"),
 				ex("man --pager=less git", "!delete"), ex("man -l ./doc/x.1", "read /home/u/proj/doc/x.1")}},
+		// installers of git hooks: code that runs on every commit
+		{names: []string{"husky", "pre-commit", "lefthook", "simple-git-hooks", "overcommit"}, model: func(k *call) {
+			k.mentions()
+			k.remoteChange()
+		}, examples: []example{ex("npx husky init", "tag hooks.install"), ex("pre-commit install", "tag hooks.install"),
+			ex("pre-commit run --all-files", "!tag hooks.install"), ex("lefthook install", "tag hooks.install")}},
 		{names: []string{"kill-port"}, model: func(k *call) {
 			var ports []string
 			for _, o := range parseOpts(k.args, spec{arg: "m", long: []string{"method"}}).ops {
@@ -207,7 +213,10 @@ func (k *call) after() {
 		k.gitPrintsFiles()
 		if sc, rest, ok := k.gitSub(); ok {
 			k.gitRunsMore(sc, rest)
+			k.gitReads(sc, rest)
 		}
+	case n == "gh" || n == "aws" || n == "gsutil" || n == "gcloud" || n == "az" || n == "rclone":
+		k.remoteChange()
 	case n == "less" || n == "more":
 		k.lessCommands()
 	case n == "sqlite3":
