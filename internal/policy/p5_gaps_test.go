@@ -121,3 +121,25 @@ func TestP5PathsComputedFromKnownWords(t *testing.T) {
 		{call: bash(`cd "$(dirname src/main.go)" && go vet .`), want: Allow},
 	})
 }
+
+// TestP5FunctionsHandedAround: a function that runs programs, handed to
+// other code as a value (map, a thread's target, functools.partial,
+// Reflect.apply, bind), is called with arguments not read here: it asks.
+// Called another way (fn.call(this, …), fn.apply(this, [...]),
+// util.promisify(fn)) it is judged as the direct call.
+func TestP5FunctionsHandedAround(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash(`python3 -c 'import os; list(map(os.system, ["id"]))'`), want: Ask, rule: "dynamic-code"},
+		{call: bash(`python3 -c 'import subprocess, threading; threading.Thread(target=subprocess.call, args=(["id"],)).start()'`), want: Ask},
+		{call: bash(`python3 -c 'import os, functools; functools.partial(os.popen, "id")()'`), want: Ask},
+		{call: bash(`node -e 'const cp = require("child_process"); Reflect.apply(cp.execFileSync, null, ["id"])'`), want: Ask},
+		{call: bash(`node -e 'const cp = require("child_process"); const later = cp.execSync.bind(null); later("id")'`), want: Ask},
+		{call: bash(`node -e 'const cp = require("child_process"); cp.execSync.call(null, "rm -rf ~/Music")'`), want: Deny},
+		{call: bash(`node -e 'const cp = require("child_process"); cp.execSync.apply(cp, ["rm -rf ~/Music"])'`), want: Deny},
+		{call: bash(`node -e 'const util = require("util"); const run = util.promisify(require("child_process").exec); run("rm -rf ~/Music")'`), want: Deny},
+		// everyday
+		{call: bash(`node -e 'const { promisify } = require("util"); const run = promisify(require("child_process").exec); run("git status").then(r => console.log(r.stdout))'`), want: Allow},
+		{call: bash(`python3 -c 'import json; print(list(map(json.dumps, [1, 2])))'`), want: Allow},
+	})
+}

@@ -264,6 +264,15 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 						continue
 					}
 				}
+			case last == "promisify" && s.lang == "js" && isP(i+1, "("):
+				// util.promisify(cp.exec) is cp.exec, awaited
+				if j := closeParen(in, i+1); j > i+2 {
+					if inner := s.normalise(in[i+2 : j]); len(inner) == 1 && inner[0].kind == cIdent {
+						out = appendIdent(out, inner[0])
+						i = j
+						continue
+					}
+				}
 			case (t.val == "vars" || t.val == "globals" || t.val == "locals") && s.lang == "python" && isP(i+1, "("):
 				// vars(os)["system"] is os.system; globals()["x"] a name in scope
 				j := closeParen(in, i+1)
@@ -976,6 +985,18 @@ func (s *codeScan) scan() {
 			}
 		}
 		sk, strong := s.sinkOf(name)
+		via := ""
+		if sk == 0 || !strong {
+			// fn.call(this, …), fn.apply(this, [...]), fn.bind(…): the
+			// function called another way
+			for _, m := range []string{".call", ".apply", ".bind"} {
+				if pre, ok := strings.CutSuffix(name, m); ok {
+					if psk, pstrong := s.sinkOf(pre); psk != 0 && pstrong {
+						name, sk, strong, via = pre, psk, true, m
+					}
+				}
+			}
+		}
 		if sk == 0 {
 			s.fileCall(i, name)
 			s.downloadCall(i, name)
@@ -996,8 +1017,21 @@ func (s *codeScan) scan() {
 			if sk == skEval && (strong || s.lang == "js") && s.isFetch(ts) {
 				// eval handed around as a value: fetch(u).then(r => r.text()).then(eval)
 				s.k.remoteExec(s.k.name + " evaluates code fetched from the network")
+			} else if strong && i+1 < len(ts) && ts[i+1].kind == cPunct && (ts[i+1].val == "," || ts[i+1].val == ")" || ts[i+1].val == "]") && !(s.lang == "perl" && sk == skEval) {
+				// map(os.system, cmds), Thread(target=os.system, args=…),
+				// functools.partial(os.system, …), Reflect.apply(cp.execSync,
+				// …): the function is handed to code that calls it with
+				// arguments not read here
+				s.k.dynamicExec(s.k.name + " hands " + name + " to code that calls it with arguments not known at check time")
 			}
 			continue
+		}
+		if via == ".bind" {
+			s.k.dynamicExec(s.k.name + " binds " + name + " to call it later")
+			continue
+		}
+		if len(args) > 0 && (via == ".call" || via == ".apply") {
+			args = args[1:] // the receiver
 		}
 		vals := make([]codeVal, len(args))
 		fetch := false
@@ -1008,6 +1042,14 @@ func (s *codeScan) scan() {
 		if fetch {
 			s.k.remoteExec(s.k.name + " runs code or a command fetched from the network (" + name + ")")
 			continue
+		}
+		if via == ".apply" && len(vals) > 0 {
+			if vals[0].kind == 'l' {
+				vals = vals[0].list // fn.apply(this, [args])
+			} else {
+				s.k.dynamicExec(s.k.name + " applies " + name + " to arguments not known at check time")
+				continue
+			}
 		}
 		s.apply(name, sk, strong, vals)
 	}
