@@ -107,19 +107,32 @@ func stream(b *testing.B, ctx context.Context, client oai.Client, params oai.Cha
 // client receiving it: through warden (agent.text_delta over the door's
 // WebSocket) and directly (the SDK's first chunk). p50 and p99 are
 // reported.
+//
+// The user's message commits while the model is asked, and the answer's
+// first delta is announced only once the message is durable. A real
+// model's first token comes long after that commit; this fake's would
+// come at once and measure the fsync's remainder instead of the relay, so
+// here the fake answers once the message is durable (session.status busy
+// has been announced). BenchmarkTurn has the whole exchange.
 func BenchmarkDeltaLatency(b *testing.B) {
 	var mu sync.Mutex
 	var gate *fakemodel.Gate
+	var durable chan struct{}
 	h := newHarness(b, func(openaifake.Request) openaifake.Reply {
 		mu.Lock()
-		defer mu.Unlock()
-		return openaifake.Reply{Text: "hello there", ChunkSize: 64, Hold: gate}
+		g, d := gate, durable
+		mu.Unlock()
+		<-d
+		return openaifake.Reply{Text: "hello there", ChunkSize: 64, Hold: g}
 	}, harnessOptions{})
-	arm := func() *fakemodel.Gate {
+	arm := func(ready bool) (*fakemodel.Gate, chan struct{}) {
 		mu.Lock()
 		defer mu.Unlock()
-		gate = fakemodel.NewGate()
-		return gate
+		gate, durable = fakemodel.NewGate(), make(chan struct{})
+		if ready {
+			close(durable)
+		}
+		return gate, durable
 	}
 	report := func(b *testing.B, d []time.Duration) {
 		slices.Sort(d)
@@ -131,9 +144,11 @@ func BenchmarkDeltaLatency(b *testing.B) {
 		id := c.create(h)
 		var lat []time.Duration
 		for b.Loop() {
-			g := arm()
+			g, d := arm(false)
 			from := c.notesSnapshot()
 			turn := c.start("agent.message", map[string]any{"sessionId": id, "content": "hi"})
+			c.waitNote(from, "session.status", func(p map[string]any) bool { return p["status"] == "busy" })
+			close(d)
 			<-g.Reached()
 			t0 := time.Now()
 			c.waitNote(from, "agent.text_delta", nil)
@@ -147,7 +162,7 @@ func BenchmarkDeltaLatency(b *testing.B) {
 		client := oai.NewClient(option.WithBaseURL(h.fake.URL+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
 		var lat []time.Duration
 		for b.Loop() {
-			g := arm()
+			g, _ := arm(true)
 			s := client.Chat.Completions.NewStreaming(context.Background(), oai.ChatCompletionNewParams{Model: "fake-model",
 				Messages: []oai.ChatCompletionMessageParamUnion{oai.UserMessage("hi")}})
 			got := make(chan time.Time, 1)
