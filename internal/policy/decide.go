@@ -199,6 +199,9 @@ func (e *eval) analyse() {
 		s := &subject{cmd: cm, tags: cm.Tags, attrs: normaliseAttrs(cm.Attrs), span: cm.Span.Text, argv: strings.Join(cm.Argv, " ")}
 		for _, ef := range cm.Effects {
 			s.effs = append(s.effs, e.place(ef))
+			if ef.Follow {
+				s.effs = append(s.effs, e.followLinks(s.effs[len(s.effs)-1])...)
+			}
 		}
 		e.subjects = append(e.subjects, s)
 	}

@@ -406,6 +406,7 @@ func (a *analyzer) target(st *state, kind Kind, f field, rec bool) (Effect, bool
 	}
 	if f.under {
 		e.Recursive = true
+		e.Follow = f.follow
 	}
 	globRest := ""
 	if f.glob {

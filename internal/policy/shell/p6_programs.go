@@ -226,6 +226,7 @@ func (k *call) after() {
 	case isShell(n):
 		k.shellStartup()
 	}
+	k.follows()
 	switch n := k.name; {
 	case n == "source" || n == "." || isPython(n) || n == "node" || n == "nodejs" || n == "bun" || n == "ruby" || n == "perl":
 		k.codeLoad()

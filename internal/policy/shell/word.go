@@ -22,6 +22,7 @@ type field struct {
 	proc   bool   // is a process substitution (/dev/fd/N)
 	under  bool   // stands for files under val (find's {})
 	named  bool   // with under: val is ROOT/NAME, files called NAME anywhere below ROOT
+	follow bool   // with under: the walk follows symlinks below ROOT (find -L)
 	// sec is set when the field holds the value of a secret-named
 	// variable, in whole or part
 	sec *secretRef

@@ -666,6 +666,7 @@ func (k *call) find() {
 			rb.named = true
 		}
 		rb.under = true
+		rb.follow = k.findFollows()
 		k.meta.prints = &rb
 	}
 	for j := 0; j < len(expr); j++ {
@@ -695,6 +696,7 @@ func (k *call) find() {
 					rb.named = true
 				}
 				rb.under = true
+				rb.follow = k.findFollows()
 				var st *state
 				if v == "-execdir" || v == "-okdir" {
 					st = k.withDir(r)
