@@ -306,7 +306,11 @@ func (x *Index) Find(ctx context.Context, query string, opts search.Options) ([]
 				ms[k].Range.Start.Line += pt.line
 				ms[k].Range.End.Line += pt.line
 			}
-			per[i] = append(per[i], ms...)
+			if per[i] == nil {
+				per[i] = ms // no copy for a file in one part
+			} else {
+				per[i] = append(per[i], ms...)
+			}
 			if len(per[i]) >= limit {
 				break
 			}

@@ -420,6 +420,9 @@ func utf16Len(b []byte) int {
 // is longer than MaxPreview bytes.
 func preview(line []byte, s, e int) string {
 	if len(line) <= MaxPreview {
+		if utf8.Valid(line) {
+			return string(line) // one copy, not two
+		}
 		return string(bytes.ToValidUTF8(line, []byte("\uFFFD")))
 	}
 	from := max(0, s-MaxPreview/5)
