@@ -52,5 +52,6 @@
 // keys; see secretFile) and every file Options.Exclude refuses (the
 // daemon passes the policy's judgement of a read). Files over
 // [MaxIndexSize] and minified files are in the exact view only (the
-// former read from disk when a query needs them).
+// former read from disk when a query needs them: only the blocks of the
+// file that hold every trigram the query requires, bigfile.go).
 package index
