@@ -119,24 +119,41 @@ type part struct {
 }
 
 // readBlocks reads the blocks of want from r (the file, of the size it
-// had when indexed), consecutive blocks as one part.
-func (b *blocks) readBlocks(r io.ReaderAt, want blockMask) ([]part, error) {
-	var parts []part
+// had when indexed) into buf (grown when short), consecutive blocks as one
+// part; it returns the parts and the buffer, which holds them.
+func (b *blocks) readBlocks(r io.ReaderAt, want blockMask, buf []byte) ([]part, []byte, error) {
+	type span struct {
+		lo, hi int64
+		line   int
+	}
+	var spans []span
+	total := 0
 	for want != 0 {
 		k := bits.TrailingZeros16(uint16(want))
 		n := bits.TrailingZeros16(^uint16(want >> k)) // consecutive blocks from k
 		want &^= (blockMask(1)<<n - 1) << k
-		lo, hi := b.off[k], b.size
+		sp := span{lo: b.off[k], hi: b.size, line: b.line[k]}
 		if k+n < len(b.off) {
-			hi = b.off[k+n]
+			sp.hi = b.off[k+n]
 		}
-		buf := make([]byte, hi-lo)
-		if _, err := r.ReadAt(buf, lo); err != nil {
-			return nil, err
-		}
-		parts = append(parts, part{text: buf, line: b.line[k]})
+		spans = append(spans, sp)
+		total += int(sp.hi - sp.lo)
 	}
-	return parts, nil
+	if cap(buf) < total {
+		buf = make([]byte, total)
+	}
+	buf = buf[:total]
+	parts := make([]part, 0, len(spans))
+	at := 0
+	for _, sp := range spans {
+		text := buf[at : at+int(sp.hi-sp.lo)]
+		if _, err := r.ReadAt(text, sp.lo); err != nil {
+			return nil, buf, err
+		}
+		parts = append(parts, part{text: text, line: sp.line})
+		at += len(text)
+	}
+	return parts, buf, nil
 }
 
 // memSize is the bytes b holds.

@@ -165,6 +165,30 @@ func TestBigFileBlocks(t *testing.T) {
 	}
 	check("as indexed")
 
+	// Queries at once share the pool of block buffers: none sees another's.
+	want, _ := search.Find(context.Background(), root, "errors.New", search.Options{CaseSensitive: true})
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 5 {
+				got, err := x.Find(context.Background(), "errors.New", search.Options{CaseSensitive: true})
+				if err == nil && !reflect.DeepEqual(got, want) {
+					err = fmt.Errorf("concurrent Find: got %.300v", got)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+
 	// Changed behind the index's back (no Update): the blocks no longer
 	// say where the lines are, so the file is read whole.
 	changed := "errors.New first\n" + strings.Replace(a, "xs.New", "errors.New", 1)
@@ -172,7 +196,7 @@ func TestBigFileBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("changed")
-	if _, ok := x.blockParts(da, regexpPlan("errors", syntax.Perl)); ok {
+	if _, _, ok := x.blockParts(da, regexpPlan("errors", syntax.Perl)); ok {
 		t.Error("a changed file's blocks are still read")
 	}
 }

@@ -144,6 +144,7 @@ type Index struct {
 	bg       sync.WaitGroup // background work (the fold) Close waits for
 	progress atomic.Pointer[Progress]
 	updated  atomic.Int64
+	bufs     sync.Pool // *[]byte: buffers for the blocks of big files (query.go)
 }
 
 // snapshot is an immutable state of the views.
