@@ -90,7 +90,9 @@ type Options struct {
 // Agent API's streaming notifications (agent.text_delta,
 // agent.tool_start, agent.tool_end, agent.turn_complete, session.status,
 // subagent.spawn, subagent.complete). Each is sent once what it announces
-// is durable, except agent.text_delta, which is a notification only.
+// is durable, except agent.text_delta (and thinking deltas), which are
+// notifications only: an answer's deltas are sent once what it answers
+// (the user's message, the previous step's results) is durable.
 type Notice struct {
 	// Session is the session the notice belongs to (a subagent notice
 	// belongs to the parent).
