@@ -103,6 +103,9 @@ type analyzer struct {
 	// it, run when the line ends (p6_deferred.go)
 	top       *state
 	exitTraps []exitTrap
+	// dirty are the manifests (package.json, setup.py, …) changed in the
+	// line in a way not known at check time (p6_build.go)
+	dirty map[string]bool
 	// aliases defined so far (alias ls='rm -rf ~'), and those being expanded
 	aliases, aliasBusy map[string]string
 	// carried are the reads whose content command substitutions (and

@@ -36,6 +36,12 @@ func p6Programs() []program {
 			k.remoteChange()
 		}, examples: []example{ex("npx husky init", "tag hooks.install"), ex("pre-commit install", "tag hooks.install"),
 			ex("pre-commit run --all-files", "!tag hooks.install"), ex("lefthook install", "tag hooks.install")}},
+		// compilers: what a source the line wrote does, the program built
+		// from it does
+		{names: []string{"gcc", "cc", "clang", "g++", "c++", "clang++", "tcc", "rustc"}, model: (*call).compiler,
+			examples: []example{ex("gcc -x c - <<< 'int main(){system(\"rm -rf ~\");}'", "delete:r /home/u"),
+				ex("echo 'int main(){return 0;}' > m.c && cc m.c -o m", "write /home/u/proj/m", "!tag dynamic-exec"),
+				ex("gcc -O2 -o hello hello.c", "read /home/u/proj/hello.c", "write /home/u/proj/hello", "!tag dynamic-exec")}},
 		{names: []string{"kill-port"}, model: func(k *call) {
 			var ports []string
 			for _, o := range parseOpts(k.args, spec{arg: "m", long: []string{"method"}}).ops {
@@ -215,6 +221,10 @@ func (k *call) after() {
 			k.gitRunsMore(sc, rest)
 			k.gitReads(sc, rest)
 		}
+	case n == "go":
+		if ws := k.words(); len(ws) > 0 && ws[0] == "run" {
+			k.goRunWritten(k.args)
+		}
 	case n == "gh" || n == "aws" || n == "gsutil" || n == "gcloud" || n == "az" || n == "rclone":
 		k.remoteChange()
 	case n == "less" || n == "more":
@@ -227,6 +237,8 @@ func (k *call) after() {
 		k.shellStartup()
 	}
 	k.follows()
+	k.runsDirtyManifest()
+	k.noteManifests()
 	switch n := k.name; {
 	case n == "source" || n == "." || isPython(n) || n == "node" || n == "nodejs" || n == "bun" || n == "ruby" || n == "perl":
 		k.codeLoad()
