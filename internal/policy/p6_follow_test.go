@@ -35,6 +35,8 @@ func TestP6FollowingWalks(t *testing.T) {
 		{call: sh("npx serve ."), want: Deny},
 		{call: sh("find -L . -name '*.txt' -exec cat {} +"), want: Deny},
 		{call: sh("find -L . -type f | xargs cat"), want: Deny},
+		{call: sh("7z a " + out + ".7z ."), want: Deny},
+		{call: sh("7z a -snl " + out + ".7z ."), want: Allow},
 		// not following, or a tree without links out
 		{call: sh("grep -r password ."), want: Allow},
 		{call: sh("grep -R password src"), want: Allow},

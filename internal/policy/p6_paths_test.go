@@ -79,6 +79,9 @@ func TestP6ProcPaths(t *testing.T) {
 		{call: sh("cat /proc/self/cwd/README.md"), want: Allow},
 		{call: sh("rm -rf /proc/self/cwd/src/gen"), want: Allow},
 		{call: sh("ls -l /proc/self/fd"), want: Allow},
+		{call: sh("cd /proc/self/cwd && rm -rf src/gen"), want: Allow},
+		{call: sh("cd /proc/self/root" + home + " && rm -rf Documents"), want: Deny},
+		{call: sh("cd /proc/self/cwd/../.. && rm -rf x"), want: Deny}, // logical cd: /proc, not the workspace's parent
 		{call: sh("cat /proc/self/status"), want: Allow},
 		{call: sh("cat /proc/self/root/etc/os-release"), want: Allow},
 		{call: sh("echo hi > /dev/fd/2"), want: Allow},

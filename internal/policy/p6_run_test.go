@@ -12,6 +12,7 @@ func TestP6CommandsInOptions(t *testing.T) {
 		// pagers, editors and browsers named in options and variables
 		{call: sh("man -P 'rm -rf ~' ls"), want: Deny},
 		{call: sh("man --pager='cat ~/.ssh/id_ed25519' ls"), want: Deny},
+		{call: sh("man -H'rm -rf ~' ls"), want: Deny},
 		{call: sh("MANPAGER='sh -c \"rm -rf ~/Documents\"' man bash"), want: Deny},
 		{call: sh("export MANPAGER='rm -rf ~'; man ls"), want: Deny},
 		{call: sh("PAGER='rm -rf ~' systemctl status docker"), want: Deny},

@@ -42,6 +42,11 @@ func p6Programs() []program {
 			examples: []example{ex("gcc -x c - <<< 'int main(){system(\"rm -rf ~\");}'", "delete:r /home/u"),
 				ex("echo 'int main(){return 0;}' > m.c && cc m.c -o m", "write /home/u/proj/m", "!tag dynamic-exec"),
 				ex("gcc -O2 -o hello hello.c", "read /home/u/proj/hello.c", "write /home/u/proj/hello", "!tag dynamic-exec")}},
+		// 7-Zip: a/u add files (recursively, following symlinks unless
+		// -snl) to the archive; x/e extract into -oDIR
+		{names: []string{"7z", "7za", "7zz", "7zr"}, model: (*call).sevenZip,
+			examples: []example{ex("7z a /tmp/a.7z .", "write /tmp/a.7z", "read:r /home/u/proj"), ex("7z x a.7z -oout", "read /home/u/proj/a.7z", "write:r /home/u/proj/out"),
+				ex("7z l a.7z", "read /home/u/proj/a.7z", "!write")}},
 		{names: []string{"kill-port"}, model: func(k *call) {
 			var ports []string
 			for _, o := range parseOpts(k.args, spec{arg: "m", long: []string{"method"}}).ops {
@@ -310,4 +315,51 @@ func (k *call) gitPrintsFiles() {
 		return
 	}
 	k.printsUnder(nil)
+}
+
+// sevenZip models 7-Zip's commands: a/u/d/rn change the archive (a and u
+// read the files named, recursively: directories are walked, and symlinks
+// followed unless -snl), x/e extract it into -oDIR (the current
+// directory by default), l/t read it.
+func (k *call) sevenZip() {
+	var ops []field
+	out, snl := field{}, false
+	for _, f := range k.args {
+		switch {
+		case f.known && strings.HasPrefix(f.val, "-o") && len(f.val) > 2:
+			out = sub(f, f.val[2:])
+		case f.known && f.val == "-snl":
+			snl = true
+		case f.known && strings.HasPrefix(f.val, "-"):
+		default:
+			ops = append(ops, f)
+		}
+	}
+	if len(ops) < 2 || !ops[0].known {
+		return
+	}
+	archive := ops[1]
+	switch ops[0].val {
+	case "a", "u":
+		k.file(Write, archive, false)
+		mark := len(k.cmd.Effects)
+		k.files(Read, ops[2:], true)
+		if !snl {
+			for i := mark; i < len(k.cmd.Effects); i++ {
+				if e := &k.cmd.Effects[i]; e.Kind == Read && !e.Unknown {
+					e.Follow = true
+				}
+			}
+		}
+	case "d", "rn":
+		k.file(Write, archive, false)
+	case "x", "e":
+		k.file(Read, archive, false)
+		if !out.known && out.val == "" {
+			out = lit(".")
+		}
+		k.file(Write, out, true)
+	default:
+		k.file(Read, archive, false)
+	}
 }

@@ -84,7 +84,7 @@ func (a *analyzer) programVar(c *ctx, st *state, sp span, name string, code fiel
 // name the pager it pipes the page through, -H/--html=BROWSER (and
 // BROWSER) the browser it starts.
 func (k *call) man() {
-	p := parseOpts(k.args, spec{arg: "PMCLmSsepRETr", long: []string{"pager", "manpath", "config-file", "locale", "systems", "sections", "extension", "preprocessor", "recode", "encoding", "troff-device", "prompt"}})
+	p := parseOpts(k.args, spec{arg: "PMCLmSsepRETr", optArg: "H", long: []string{"pager", "manpath", "config-file", "locale", "systems", "sections", "extension", "preprocessor", "recode", "encoding", "troff-device", "prompt"}})
 	pager := false
 	for _, o := range p.all("P", "pager", "html", "H") {
 		if o.known && o.val != "" {

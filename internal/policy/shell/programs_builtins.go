@@ -205,6 +205,13 @@ func (k *call) cdTo() {
 		} else if st.dir != "" {
 			e.Target = path.Join(st.dir, d.val)
 		}
+		// then the kernel follows /proc/self/cwd, /proc/self/root
+		if pv, ok := ProcPath(e.Target, st.dir); ok {
+			e.Target = path.Clean(pv)
+		} else {
+			st.setDir("", pv)
+			return
+		}
 	}
 	st.dir = e.Target
 }
