@@ -31,6 +31,16 @@ func TestP6CommandsInOptions(t *testing.T) {
 		{call: sh("sqlite3 app.db '.system cat ~/.ssh/id_ed25519'"), want: Deny},
 		{call: sh("sqlite3 app.db <<< '.once |rm -rf ~/Documents'"), want: Deny},
 		{call: sh("echo '.shell rm -rf ~' | sqlite3 app.db"), want: Deny},
+		// database clients' shell escapes
+		{call: sh(`psql -c '\! rm -rf ~'`), want: Deny},
+		{call: sh(`psql -d app <<< '\! cat ~/.ssh/id_ed25519'`), want: Deny},
+		{call: sh(`psql -c "COPY t TO PROGRAM 'rm -rf ~/Documents'"`), want: Deny},
+		{call: sh(`mysql -e 'system rm -rf ~'`), want: Deny},
+		{call: sh(`mysql --pager='rm -rf ~' -e 'select 1'`), want: Deny},
+		{call: sh(`duckdb -c '.shell rm -rf ~'`), want: Deny},
+		{call: sh(`psql -c 'select count(*) from users'`), want: Allow},
+		{call: sh(`psql -c '\dt'`), want: Allow},
+		{call: sh(`mysql -e 'show tables'`), want: Allow},
 		// a shell's startup code
 		{call: sh("PROMPT_COMMAND='rm -rf ~' bash -i"), want: Deny},
 		{call: sh("ENV=" + scratch + "/x.sh sh -i"), want: Ask},

@@ -234,8 +234,10 @@ func (k *call) after() {
 		k.remoteChange()
 	case n == "less" || n == "more":
 		k.lessCommands()
-	case n == "sqlite3":
+	case n == "sqlite3" || n == "duckdb":
 		k.sqliteDot()
+	case n == "psql" || n == "mysql" || n == "mariadb":
+		k.dbShellEscapes()
 	case n == "pwsh" || n == "powershell" || n == "pwsh.exe" || n == "powershell.exe":
 		k.pwshAsks()
 	case isShell(n):

@@ -164,7 +164,7 @@ func (k *call) sqliteDot() {
 			cmd, rest, _ := strings.Cut(line[1:], " ")
 			rest = strings.TrimSpace(rest)
 			switch cmd {
-			case "shell", "system":
+			case "shell", "system", "sh":
 				k.nested(sub(c, rest), "sqlite3 ."+cmd, nil, false)
 			case "output", "once", "import", "excel":
 				r := strings.Trim(rest, `'"`)
