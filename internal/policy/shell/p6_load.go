@@ -77,6 +77,11 @@ func (k *call) codeLoad() {
 			k.loadFile(m[1])
 		}
 	case n == "ruby":
+		for _, d := range k.optValues("I") {
+			if strings.HasPrefix(d, "/") {
+				k.loadFile(d) // a relative include dir is the project's
+			}
+		}
 		for _, r := range k.optValues("r", "require") {
 			if strings.Contains(r, "/") {
 				k.loadFile(r)
@@ -93,6 +98,11 @@ func (k *call) codeLoad() {
 			k.loadFile(m[1] + m[2])
 		}
 	case n == "perl":
+		for _, d := range k.optValues("I") {
+			if strings.HasPrefix(d, "/") {
+				k.loadFile(d) // a relative include dir is the project's
+			}
+		}
 		code := k.givenCode("eE")
 		for _, m := range plLoad.FindAllStringSubmatch(code, 8) {
 			k.loadFile(m[1])

@@ -58,6 +58,8 @@ func (k *call) envCode() {
 			k.nested(sub(f, run), name, nil, false)
 		case shell && name == "PROMPT_COMMAND":
 			k.nested(f, name, nil, false)
+		default:
+			k.loadVar(name, f.val)
 		}
 	}
 }
@@ -286,6 +288,45 @@ func (k *call) pwshAsks() {
 		case "-c", "-command", "--command", "-e", "-ec", "-encodedcommand", "-enc":
 			k.dynamicExec(k.name + " runs PowerShell code, which warden reads only in part")
 			return
+		}
+	}
+}
+
+// loadVar judges a variable set for a command that makes the interpreters
+// it runs load code from a path (p6_load.go): a module search path
+// (PYTHONPATH, NODE_PATH, RUBYLIB, PERL5LIB) whose entries are searched
+// first, a startup file (PYTHONSTARTUP), or options given to every run
+// (NODE_OPTIONS --require/--import/--loader FILE, RUBYOPT -rFILE,
+// PERL5OPT -IDIR).
+func (k *call) loadVar(name, val string) {
+	switch name {
+	case "PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "PERLLIB":
+		for _, d := range strings.Split(val, ":") {
+			if strings.HasPrefix(d, "/") {
+				k.loadFile(d) // a relative entry is the project's
+			}
+		}
+	case "PYTHONSTARTUP":
+		k.loadFile(val)
+	case "NODE_OPTIONS", "RUBYOPT", "PERL5OPT":
+		ws := strings.Fields(val)
+		for i := 0; i < len(ws); i++ {
+			w := ws[i]
+			opt, v, eq := strings.Cut(w, "=")
+			switch {
+			case opt == "--require" || opt == "-r" || opt == "--import" || opt == "--loader" || opt == "--experimental-loader":
+				if !eq && i+1 < len(ws) {
+					i++
+					v = ws[i]
+				}
+			case strings.HasPrefix(w, "-r") || strings.HasPrefix(w, "-I") || strings.HasPrefix(w, "-M"):
+				v = w[2:]
+			default:
+				continue
+			}
+			if strings.Contains(v, "/") {
+				k.loadFile(v)
+			}
 		}
 	}
 }
