@@ -3,10 +3,12 @@ package terminal
 import (
 	"errors"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,7 +17,14 @@ import (
 	"github.com/warden-dev/warden/internal/testtools"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// warden serve catches SIGHUP (it reloads), so the shells it starts get
+	// SIGHUP's default action. A test binary run under nohup would instead
+	// hand them an ignored SIGHUP, and a disposed terminal's job would
+	// outlive it: catch it here as the daemon does.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	goleak.VerifyTestMain(m)
+}
 
 const waitFor = 10 * time.Second
 
