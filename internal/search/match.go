@@ -359,26 +359,7 @@ func (m *matcher) scanLiteral(content []byte, fn func(line, start int, text []by
 		return
 	}
 	var loc [2]int
-	pos, lineNo, counted := 0, 0, 0
-	for pos < len(content) {
-		at := m.index(content[pos:])
-		if at < 0 {
-			return
-		}
-		ls := pos
-		if i := bytes.LastIndexByte(content[pos:pos+at], '\n'); i >= 0 {
-			ls = pos + i + 1
-		}
-		le := len(content)
-		if i := bytes.IndexByte(content[pos+at:], '\n'); i >= 0 {
-			le = pos + at + i
-		}
-		lineNo += bytes.Count(content[counted:ls], []byte{'\n'})
-		counted = ls
-		text := content[ls:le]
-		if n := len(text); n > 0 && text[n-1] == '\r' {
-			text = text[:n-1]
-		}
+	linesWith(content, m.index, func(lineNo, ls int, text []byte) bool {
 		for i := 0; i+len(m.lit) <= len(text); {
 			j := m.index(text[i:])
 			if j < 0 {
@@ -390,20 +371,30 @@ func (m *matcher) scanLiteral(content []byte, fn func(line, start int, text []by
 				continue
 			}
 			if !fn(lineNo, ls, text, loc[:]) {
-				return
+				return false
 			}
 		}
-		pos = le + 1
-	}
+		return true
+	})
 }
 
 // scanInner is scan for a regular expression with an inner literal: the
 // lines holding the literal are found with byte searches and only they
 // are given to the regular expression (a line without it has no match).
 func (m *matcher) scanInner(content []byte, sub bool, fn func(line, start int, text []byte, loc []int) bool) {
+	linesWith(content, m.inner.index, func(lineNo, ls int, text []byte) bool {
+		return m.scanLine(lineNo, ls, text, sub, fn)
+	})
+}
+
+// linesWith calls fn, in order, for each line of content in which index
+// finds a hit (its 0-based number, its start offset and its text without
+// the line break or a trailing \r), until fn returns false. Lines without
+// a hit are skipped by the byte search, never walked.
+func linesWith(content []byte, index func([]byte) int, fn func(lineNo, start int, text []byte) bool) {
 	pos, lineNo, counted := 0, 0, 0
 	for pos < len(content) {
-		at := m.inner.index(content[pos:])
+		at := index(content[pos:])
 		if at < 0 {
 			return
 		}
@@ -421,7 +412,7 @@ func (m *matcher) scanInner(content []byte, sub bool, fn func(line, start int, t
 		if n := len(text); n > 0 && text[n-1] == '\r' {
 			text = text[:n-1]
 		}
-		if !m.scanLine(lineNo, ls, text, sub, fn) {
+		if !fn(lineNo, ls, text) {
 			return
 		}
 		pos = le + 1
