@@ -212,8 +212,33 @@ func (k *call) cdTo() {
 			st.setDir("", pv)
 			return
 		}
+		e.Target = k.physicalFallback(e.Target, d.val)
 	}
 	st.dir = e.Target
+}
+
+// physicalFallback is bash's second try of a logical cd: when the
+// directory logical names (".." taken off as written) does not exist,
+// bash changes to the name as given, which the kernel resolves through
+// its symlinks: with link -> /etc, "cd link/../home/u" is /home/u, not
+// ./home/u. Without the file system (IsDir, Resolve), or when the kernel's
+// answer is no directory either, logical stands.
+func (k *call) physicalFallback(logical, given string) string {
+	o := k.a.opts
+	if o.IsDir == nil || o.Resolve == nil || o.IsDir(logical) {
+		return logical
+	}
+	raw := given
+	if !strings.HasPrefix(raw, "/") {
+		if k.st.dir == "" {
+			return logical
+		}
+		raw = k.st.dir + "/" + given
+	}
+	if phys := path.Clean(o.Resolve(raw)); o.IsDir(phys) {
+		return phys
+	}
+	return logical
 }
 
 // cdpath finds the directory a relative cd reaches through $CDPATH as
