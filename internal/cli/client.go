@@ -211,7 +211,8 @@ func eventTypeNames() []string {
 		string(event.SessionStart), string(event.SessionEnd), string(event.SessionStatus), string(event.SessionError),
 		string(event.ToolCall), string(event.ToolDecision), string(event.ToolResult), string(event.ToolConfined),
 		string(event.ApprovalRequested), string(event.ApprovalResolved),
-		string(event.WorkspaceAdded), string(event.WorkspaceRemoved), string(event.AgentServer), string(event.AgentStatus),
+		string(event.WorkspaceAdded), string(event.WorkspaceRemoved), string(event.WorkspaceMetadata),
+		string(event.AgentServer), string(event.AgentStatus), string(event.AgentNotification), string(event.AgentPermissionRequest),
 		string(event.CredentialMinted), string(event.CredentialRevoked), string(event.PolicyRuleRevoked),
 		string(event.LogDropped), string(event.LogPruned),
 		"session.*", "tool.*", "approval.*", "workspace.*", "agent.*", "credential.*", "policy.*", "log.*",
@@ -266,10 +267,81 @@ func summarize(e event.Event) string {
 		s = str("error")
 	case event.SessionStart:
 		s = str("workingDirectory")
+	case event.SessionEnd:
+		s = str("reason")
+	case event.ToolConfined:
+		c, _ := event.DataOf[event.ToolConfinedData](e)
+		s = c.Tool + " " + c.Command
+	case event.AgentServer:
+		s = agentServerSummary(e)
+	case event.AgentStatus:
+		a, _ := event.DataOf[event.AgentStatusData](e)
+		s = fmt.Sprintf("%s %s -> %s", a.Agent, a.From, a.To)
+		if a.SessionID != "" {
+			s += " (session " + a.SessionID + ")"
+		}
+	case event.AgentNotification, event.AgentPermissionRequest:
+		s = strings.TrimSpace(str("toolName") + " " + str("message"))
+	case event.WorkspaceAdded:
+		w, _ := event.DataOf[event.WorkspaceAddedData](e)
+		s = w.Name + " " + e.Workspace
+		if w.Created {
+			s += fmt.Sprintf(" (new worktree of %s, branch %s)", w.Project, w.Branch)
+		}
+	case event.WorkspaceRemoved:
+		w, _ := event.DataOf[event.WorkspaceRemovedData](e)
+		s = w.Name + " " + e.Workspace
+		if w.WorktreeRemoved {
+			s += " (worktree removed)"
+		}
+	case event.WorkspaceMetadata:
+		w, _ := event.DataOf[event.WorkspaceMetadataData](e)
+		switch {
+		case w.Deleted:
+			s = w.Key + " deleted"
+		case w.Value != nil:
+			s = w.Key + "=" + *w.Value
+		}
+	case event.CredentialMinted, event.CredentialRevoked:
+		c, _ := event.DataOf[event.CredentialData](e)
+		s = fmt.Sprintf("%s %s %s", c.ID, c.Agent, c.Workspace)
+	case event.PolicyRuleRevoked:
+		r, _ := event.DataOf[event.RuleRevokedData](e)
+		s = fmt.Sprintf("%s (%s) %s", r.Rule, r.Effect, r.Description)
+	case event.LogDropped:
+		n, _ := d["dropped"].(float64)
+		s = fmt.Sprintf("%d events dropped: %s", int64(n), str("reason"))
+	case event.LogPruned:
+		n, _ := d["removed"].(float64)
+		b, _ := d["before"].(float64)
+		s = fmt.Sprintf("%d events before id %d removed", int64(n), int64(b))
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 100 {
 		s = s[:97] + "..."
+	}
+	return s
+}
+
+// agentServerSummary says what happened to an agent server: started on a
+// port, crashed, a restart that failed and when the next one comes.
+func agentServerSummary(e event.Event) string {
+	a, _ := event.DataOf[event.AgentServerData](e)
+	s := a.Agent + " " + a.Action
+	if a.Port != 0 {
+		s += fmt.Sprintf(" on port %d (pid %d)", a.Port, a.PID)
+	}
+	if a.FailedAttempts > 0 {
+		s += fmt.Sprintf(" after %d failed attempts", a.FailedAttempts)
+	}
+	if a.Attempts > 0 {
+		s += fmt.Sprintf(", attempt %d", a.Attempts)
+	}
+	if a.RetryIn != "" {
+		s += ", next in " + a.RetryIn
+	}
+	if a.Error != "" {
+		s += ": " + a.Error
 	}
 	return s
 }

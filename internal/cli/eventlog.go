@@ -62,8 +62,17 @@ token, only read access to the data dir. An interrupted export resumes with
 			}
 			bw := bufio.NewWriterSize(w, 1<<16)
 			enc := json.NewEncoder(bw)
+			logPath := filepath.Join(dir, daemon.LogName)
+			var bar *countBar
+			if tty := isTTY(o.stderr); tty {
+				if end, err := sqlite.LastIDIn(cmd.Context(), logPath); err == nil {
+					bar = newCountBar(o.stderr, tty, "exporting", end-after, func(n, total int64) string {
+						return fmt.Sprintf("%d/%d events", n, total)
+					})
+				}
+			}
 			var n, first, last int64
-			err = sqlite.Export(cmd.Context(), filepath.Join(dir, daemon.LogName), after, func(e event.Event) error {
+			err = sqlite.Export(cmd.Context(), logPath, after, func(e event.Event) error {
 				if err := enc.Encode(e); err != nil {
 					return fmt.Errorf("export: write: %w", err)
 				}
@@ -71,8 +80,10 @@ token, only read access to the data dir. An interrupted export resumes with
 					first = e.ID
 				}
 				n, last = n+1, e.ID
+				bar.set(e.ID - after)
 				return nil
 			})
+			bar.done()
 			if ferr := bw.Flush(); err == nil && ferr != nil {
 				err = fmt.Errorf("export: write: %w", ferr)
 			}
@@ -118,6 +129,7 @@ serves the restored history.`,
 				return err
 			}
 			var in io.Reader = o.stdin
+			var size int64
 			if len(args) == 1 && args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
@@ -125,7 +137,14 @@ serves the restored history.`,
 				}
 				defer f.Close()
 				in = f
+				if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+					size = fi.Size()
+				}
 			}
+			counted := &countingReader{r: in}
+			bar := newCountBar(o.stderr, isTTY(o.stderr), "importing", size, func(n, total int64) string {
+				return mb(n) + "/" + mb(total)
+			})
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return fmt.Errorf("import: create data dir: %w", err)
 			}
@@ -138,7 +157,8 @@ serves the restored history.`,
 			if err != nil {
 				return fmt.Errorf("import: %w", err)
 			}
-			n, last, err := importEvents(cmd, st, in, resume)
+			n, last, err := importEvents(cmd, st, counted, resume, func() { bar.set(counted.n) })
+			bar.done()
 			if cerr := st.Close(); err == nil && cerr != nil {
 				err = fmt.Errorf("import: %w", cerr)
 			}
@@ -156,9 +176,9 @@ serves the restored history.`,
 	return cmd
 }
 
-// importEvents restores the JSON lines of in into st; it returns how many
-// events it stored and the last id.
-func importEvents(cmd *cobra.Command, st *sqlite.Store, in io.Reader, resume bool) (n, last int64, err error) {
+// importEvents restores the JSON lines of in into st, calling tick after
+// each event read; it returns how many events it stored and the last id.
+func importEvents(cmd *cobra.Command, st *sqlite.Store, in io.Reader, resume bool, tick func()) (n, last int64, err error) {
 	ctx := cmd.Context()
 	have, err := st.LastID(ctx)
 	if err != nil {
@@ -192,6 +212,7 @@ func importEvents(cmd *cobra.Command, st *sqlite.Store, in io.Reader, resume boo
 		if err != nil {
 			return n, last, errors.Join(flush(), fmt.Errorf("import: event %d of the input: %w", line, err))
 		}
+		tick()
 		if e.ID <= have {
 			continue // --resume: already in the log
 		}

@@ -191,6 +191,25 @@ func (s *Store) Checkpoint(ctx context.Context) (int64, []byte, error) {
 	return through, []byte(v), nil
 }
 
+// LastIDIn returns the highest event id the log file at path holds (0 for
+// none), reading it read-only as Export does: what an export that starts
+// now reaches, for its progress.
+func LastIDIn(ctx context.Context, path string) (int64, error) {
+	if _, err := os.Stat(path); err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	db, err := openDB(path, "mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer db.Close()
+	var last int64
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&last); err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return last, nil
+}
+
 // Export calls fn with every event of the log file at path whose id is
 // above afterID, in id order, reading the file read-only: a daemon may be
 // running on it (WAL lets a reader beside the writer), or none. Reads go in

@@ -32,7 +32,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -219,6 +221,9 @@ func Open(path string, opts ...Option) (*Store, error) {
 			return nil, err
 		}
 	}
+	if err := ownerOnly(path); err != nil {
+		return nil, fmt.Errorf("open event log %s: %w", path, err)
+	}
 	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
 
 	wdb, err := openDB(path, "_pragma=busy_timeout("+busy+")"+
@@ -288,6 +293,34 @@ func Open(path string, opts ...Option) (*Store, error) {
 	s := &Store{path: path, logger: o.logger, wdb: wdb, rdb: rdb, w: w, keeper: keeper}
 	go w.run()
 	return s, nil
+}
+
+// ownerOnly creates the log file, when it is missing, readable and writable
+// by its owner only, and takes group and other access away from an existing
+// one and its -wal and -shm files: the log holds every command and path
+// the agents used. SQLite creates the -wal and -shm files with the mode of
+// the database file, so they follow.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+				return fmt.Errorf("restrict %s to its owner: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // openDB opens a pool on path with the given driver query parameters.

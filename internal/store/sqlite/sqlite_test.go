@@ -205,6 +205,43 @@ func TestRefusesForeignDatabase(t *testing.T) {
 	}
 }
 
+// The log holds every command and path the agents used: its file and the
+// -wal and -shm files SQLite creates beside it are the owner's alone, also
+// under a umask of 022, and a log an older warden left readable by others
+// is tightened when it is opened.
+func TestLogFilesAreOwnerOnly(t *testing.T) {
+	dir := t.TempDir()
+	check := func(when string, names ...string) {
+		t.Helper()
+		for _, n := range names {
+			fi, err := os.Stat(filepath.Join(dir, n))
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if fi.Mode().Perm()&0o077 != 0 {
+				t.Errorf("%s: %s is mode %o, want owner-only", when, n, fi.Mode().Perm())
+			}
+		}
+	}
+	path := filepath.Join(dir, "events.db")
+	s := open(t, path)
+	if _, err := s.Append(t.Context(), event.Event{Session: "s", Type: event.SessionStart}); err != nil {
+		t.Fatal(err)
+	}
+	check("a fresh log", "events.db", "events.db-wal", "events.db-shm")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, path)
+	if _, err := s.Append(t.Context(), event.Event{Session: "s", Type: event.SessionEnd}); err != nil {
+		t.Fatal(err)
+	}
+	check("a world-readable log reopened", "events.db", "events.db-wal", "events.db-shm")
+}
+
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []string{"", filepath.Join(dir, "missing", "dir", "events.db"), dir, "a\x00b"} {
