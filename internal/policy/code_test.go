@@ -90,7 +90,8 @@ func TestCodeInOtherLanguages(t *testing.T) {
 		{`node -e 'require("child_process").execSync(process.argv[1])' "$CMD"`, Q},
 		{`python3 -c 'import base64; exec(base64.b64decode("cHJpbnQoMSk="))'`, Q},
 		{`python3 -c 'import subprocess, sys; subprocess.run(sys.argv[1:])' rm -rf /`, Q},
-		{`python3 -c 'import os; getattr(os, "sys" + "tem")("id")'`, Q},
+		{`python3 -c 'import os; getattr(os, "".join(reversed("metsys")))("id")'`, Q},
+		{`python3 -c 'import os; getattr(os, "sys" + "tem")("rm -rf /srv/x")'`, D},
 		{`awk '{ system($0) }' cmds.txt`, Q},
 		{`pwsh -c 'iex (Get-Content x.ps1)'`, Q},
 		// everyday work stays allowed

@@ -79,10 +79,12 @@ type analyzer struct {
 	// of output that carries reads (env > f, cat ~/.aws/credentials > x,
 	// git diff > p): file -> the reads its content holds, so a network
 	// program that sends the file sends them (see flow).
-	filled    map[string][]Effect
-	meta      []cmdMeta       // parallel to out.Commands
-	forkBombs map[string]bool // functions found to be fork bombs
-	funcs     map[string]bool // names of functions defined so far
+	filled map[string][]Effect
+	// globFilled says a key of filled is a glob (split's PREFIX*)
+	globFilled bool
+	meta       []cmdMeta       // parallel to out.Commands
+	forkBombs  map[string]bool // functions found to be fork bombs
+	funcs      map[string]bool // names of functions defined so far
 	// pipeOut is the output of each pipeline analysed so far, when known
 	// (echo … | base64 -d), for $(…) of a pipeline.
 	pipeOut map[*syntax.BinaryCmd]stdinInfo

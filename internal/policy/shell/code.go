@@ -206,7 +206,10 @@ func (k *call) codeSinks(code field, lang string, depth int) *codeScan {
 	}
 	s := &codeScan{k: k, code: code, lang: lang, label: k.name + " -c", depth: depth,
 		alias: map[string]string{}, vars: map[string]codeVal{}, multi: map[string]bool{}, tainted: map[string]bool{}}
-	s.toks = s.normalise(toks)
+	if lang == "python" {
+		s.pyImportAliases(toks)
+	}
+	s.toks = s.normalise(foldConcat(toks, lang))
 	for n, f := range k.codeVars {
 		if f.known {
 			s.vars[n] = codeVal{kind: 's', s: homeVal(f.val)}
@@ -229,6 +232,12 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 	isS := func(i int) bool { return i < len(in) && in[i].kind == cStr && !in[i].interp }
 	for i := 0; i < len(in); i++ {
 		t := in[i]
+		if t.kind == cIdent && s.lang == "python" {
+			if o, j, ok := s.pyReflect(in, i, out); ok {
+				out, i = o, j
+				continue
+			}
+		}
 		if t.kind == cIdent {
 			switch last := lastName(t.val); {
 			case (t.val == "require" || t.val == "__import__" || last == "import_module") && isP(i+1, "(") && isS(i+2) && isP(i+3, ")"):
@@ -473,6 +482,9 @@ func (s *codeScan) sinkOf(n string) (sinkKind, bool) {
 	}
 	if obj, ok := strings.CutSuffix(n, "."+dynName); ok && (s.runsModule(obj) || strings.HasPrefix(obj, dynName)) {
 		return skDynamic, true // a function of a module that runs programs, chosen at run time
+	}
+	if obj, _, ok := strings.Cut(n, "."+dynName+"."); ok && s.runsModule(obj) {
+		return skDynamic, true // vars(os).items(): a module's namespace walked for a function
 	}
 	tab := sinks[s.lang]
 	if sk, ok := tab[n]; ok {

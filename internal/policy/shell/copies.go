@@ -95,7 +95,9 @@ func (k *call) carryWrites() {
 		case e.Unknown || e.Target == "" || e.Meta:
 		case e.Kind == Read:
 			reads = append(reads, Effect{Kind: Read, Target: e.Target, Glob: e.Glob, Recursive: e.Recursive})
-			reads = append(reads, k.a.filled[e.Target]...)
+			reads = append(reads, k.a.filledOf(e)...)
+		case e.Kind == Write && !e.Recursive && e.Glob != "":
+			writes = append(writes, e.Glob) // split -b 1k f part: part*
 		case e.Kind == Write && !e.Recursive && !isPseudoDevice(e.Target):
 			writes = append(writes, e.Target)
 		}
@@ -112,4 +114,55 @@ outer:
 		}
 		k.a.fill(w, reads, false)
 	}
+}
+
+// filledOf returns the reads the files a read e reaches were filled with
+// earlier in the line: the file itself, the files a glob the read names
+// matches (curl -T /tmp/part*), and files written under a glob (split
+// writes PREFIXaa, PREFIXab, …: the key is PREFIX*).
+func (a *analyzer) filledOf(e Effect) []Effect {
+	if len(a.filled) == 0 || e.Unknown {
+		return nil
+	}
+	out := a.filled[e.Target]
+	if e.Glob == "" && !a.globFilled {
+		return out
+	}
+	for key, reads := range a.filled {
+		if key == e.Target {
+			continue
+		}
+		if globOverlap(key, e) {
+			out = append(out[:len(out):len(out)], reads...)
+		}
+	}
+	return out
+}
+
+// globOverlap reports whether a file key filled earlier (a path, or a
+// glob such as PREFIX*) and a read e (a path, or a glob) may name the same
+// file.
+func globOverlap(key string, e Effect) bool {
+	keyGlob := strings.ContainsAny(key, "*?[")
+	switch {
+	case !keyGlob && e.Glob != "":
+		ok, err := path.Match(e.Glob, key)
+		return ok && err == nil
+	case keyGlob && e.Glob == "":
+		ok, err := path.Match(key, e.Target)
+		return ok && err == nil
+	case keyGlob && e.Glob != "":
+		// both patterns: their literal beginnings agree
+		a, b := litPrefix(key), litPrefix(e.Glob)
+		return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+	}
+	return false
+}
+
+// litPrefix is a glob up to its first pattern character.
+func litPrefix(g string) string {
+	if i := strings.IndexAny(g, "*?["); i >= 0 {
+		return g[:i]
+	}
+	return g
 }

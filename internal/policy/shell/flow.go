@@ -126,12 +126,19 @@ func (k *call) flow() {
 	}
 	if len(k.a.filled) > 0 {
 		// env > f; curl -F x=@f …: a file written in the line holds what
-		// the commands that wrote it read
+		// the commands that wrote it read; and so does what flows in from
+		// one (env > f; base32 f | curl -d @- …)
+		carried := len(srcs)
 		for _, src := range [][]Effect{k.cmd.Effects, k.ro.effs} {
 			for _, e := range src {
 				if e.Kind == Read && !e.Unknown {
-					srcs = append(srcs, k.a.filled[e.Target]...)
+					srcs = append(srcs, k.a.filledOf(e)...)
 				}
+			}
+		}
+		for _, e := range srcs[:carried] {
+			if e.Kind == Read && !e.Unknown {
+				srcs = append(srcs, k.a.filledOf(e)...)
 			}
 		}
 	}

@@ -81,6 +81,7 @@ func init() {
 			foreignPrograms(),
 			p6Programs(),
 			channelPrograms(),
+			transformPrograms(),
 		},
 		patternPrograms(),
 	)

@@ -38,8 +38,14 @@ func readPrograms() []program {
 			examples: []example{ex("paste -d , a b", "read /home/u/proj/a", "read /home/u/proj/b", "!read /home/u/proj/,")}},
 		{names: []string{"join"}, model: reads(spec{arg: "aejot12"}),
 			examples: []example{ex("join -t : a b", "read /home/u/proj/a", "!read /home/u/proj/:")}},
-		{names: []string{"iconv"}, model: reads(spec{arg: "fto", long: []string{"from-code", "to-code", "output"}}),
-			examples: []example{ex("iconv -f latin1 -t utf8 f", "read /home/u/proj/f", "!read /home/u/proj/utf8")}},
+		{names: []string{"iconv"}, model: func(k *call) {
+			p := parseOpts(k.args, spec{arg: "fto", long: []string{"from-code", "to-code", "output"}})
+			k.files(Read, p.ops, false)
+			if o, ok := p.get("o", "output"); ok {
+				k.file(Write, o, false)
+			}
+		}, examples: []example{ex("iconv -f latin1 -t utf8 f", "read /home/u/proj/f", "!read /home/u/proj/utf8"),
+			ex("iconv -f a -t b f -o /tmp/o", "read /home/u/proj/f", "write /tmp/o")}},
 		{names: []string{"cmp"}, model: reads(spec{arg: "in", long: []string{"ignore-initial", "bytes"}}),
 			examples: []example{ex("cmp -n 10 a b", "read /home/u/proj/a", "!read /home/u/proj/10")}},
 		{names: []string{"expand", "unexpand"}, model: reads(spec{arg: "t", long: []string{"tabs"}}),
@@ -143,25 +149,6 @@ func readPrograms() []program {
 			}
 		}, examples: []example{ex("zip -r k.zip ~/.gnupg", "write /home/u/proj/k.zip", "read:r /home/u/.gnupg"),
 			ex("zip out.zip f -T --unzip-command 'rm -rf /opt/x #'", "delete:r /opt/x", "write /home/u/proj/out.zip")}},
-		{names: []string{"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "compress", "uncompress"}, model: func(k *call) {
-			p := parseOpts(k.args, spec{arg: "SbTo", long: []string{"suffix", "threads", "output"}, num: true})
-			if p.has("c", "stdout", "to-stdout", "l", "list", "t", "test") {
-				k.files(Read, p.ops, p.has("r", "recursive"))
-				return
-			}
-			k.files(Write, p.ops, p.has("r", "recursive"))
-		}, examples: []example{ex("gzip big.log", "write /home/u/proj/big.log"), ex("gzip -c big.log", "read /home/u/proj/big.log", "!write")}},
-		{names: []string{"split", "csplit"}, model: func(k *call) {
-			n := k.name
-			p := parseOpts(k.args, spec{arg: "lbCanft", long: []string{"lines", "bytes", "line-bytes", "suffix-length", "number", "additional-suffix", "filter", "separator", "prefix"}})
-			if len(p.ops) > 0 {
-				k.file(Read, p.ops[0], false)
-			}
-			if len(p.ops) > 1 && n == "split" {
-				k.file(Write, p.ops[1], false)
-			}
-
-		}, examples: []example{ex("split -b 1M big part", "read /home/u/proj/big", "write /home/u/proj/part")}},
 	}
 }
 

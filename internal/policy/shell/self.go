@@ -725,7 +725,7 @@ func (a *analyzer) recordFilled(file string, app bool, start int) {
 			// cat e > f: f holds what e held (env > e earlier)
 			for _, c := range carries[:len(carries):len(carries)] {
 				if c.Target != file {
-					carries = append(carries, a.filled[c.Target]...)
+					carries = append(carries, a.filledOf(c)...)
 				}
 			}
 		}
@@ -745,6 +745,9 @@ func (a *analyzer) fill(file string, carries []Effect, app bool) {
 	}
 	if a.filled == nil {
 		a.filled = map[string][]Effect{}
+	}
+	if strings.ContainsAny(file, "*?[") {
+		a.globFilled = true
 	}
 	a.filled[file] = carries[:min(len(carries), maxCarries)]
 }
