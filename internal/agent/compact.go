@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,7 +34,11 @@ func (e *Engine) Compact(ctx context.Context, id string) (CompactionData, error)
 		return CompactionData{}, err
 	}
 	window, reserve := e.window(r.ctx, p, model, h.model)
-	return e.compact(r.ctx, h, p, model, window-reserve, true)
+	c, err := e.compact(r.ctx, h, p, model, window-reserve, true)
+	if err != nil && errors.Is(context.Cause(r.ctx), errAborted) {
+		return CompactionData{}, fmt.Errorf("%w: the compaction was aborted before it was recorded", ErrAborted)
+	}
+	return c, err
 }
 
 // compact records a context.compaction marker for h so that its view fits

@@ -46,6 +46,9 @@ var (
 	// ErrInvalid: a caller's argument is not valid (an empty message, an
 	// event that is not the session's).
 	ErrInvalid = errors.New("invalid argument")
+	// ErrAborted: agent.abort stopped the operation (a forced compaction)
+	// before it was done; nothing was recorded.
+	ErrAborted = errors.New("aborted")
 )
 
 // Defaults of Options.

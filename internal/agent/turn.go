@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -65,6 +66,10 @@ func (e *Engine) message(ctx context.Context, id string, u UserData) (TurnResult
 	if err != nil {
 		return TurnResult{}, err
 	}
+	if err := checkAttachments(h.workspace, u.Attachments); err != nil {
+		e.release(r, id)
+		return TurnResult{}, err
+	}
 	if err := e.fits(r.ctx, h, u); err != nil {
 		// refused before anything is recorded: the session is as it was
 		e.release(r, id)
@@ -78,6 +83,30 @@ func (e *Engine) message(ctx context.Context, id string, u UserData) (TurnResult
 	case <-ctx.Done():
 		return TurnResult{}, ctx.Err()
 	}
+}
+
+// checkAttachments refuses (ErrInvalid) an attachment that names nothing
+// (neither a path nor content) or a path outside workspace root: the
+// model is told a path is a workspace file to read, which must be true.
+// Relative paths are relative to root.
+func checkAttachments(root string, as []Attachment) error {
+	for i, a := range as {
+		if a.Path == "" && a.Content == "" {
+			return fmt.Errorf("%w: attachment %d has neither a path nor content", ErrInvalid, i)
+		}
+		if a.Path == "" {
+			continue
+		}
+		p := a.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		rel, err := filepath.Rel(root, filepath.Clean(p))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%w: attachment %d: %s is outside the workspace %s", ErrInvalid, i, a.Path, root)
+		}
+	}
+	return nil
 }
 
 // begin claims session id for a turn: ErrBusy when one runs.
@@ -287,7 +316,12 @@ func (e *Engine) steps(ctx context.Context, h *history, turn int, res *TurnResul
 			if aborted {
 				stop = StopAborted
 			}
-			e.recordPartial(ctx, h, turn, step, &sofar, stop)
+			if e.recordPartial(ctx, h, turn, step, &sofar, stop) {
+				// the turn's answer is what the log now holds of it: the
+				// text the clients were shown, in this step
+				res.Steps = step
+				res.Text = sofar.text.String()
+			}
 			if aborted {
 				return StopAborted, nil
 			}
@@ -371,10 +405,11 @@ func (p *partial) add(d provider.Delta) {
 // for each tool call it had begun, so every call has exactly one result.
 // One batch: the answer is never durable without its calls' results.
 // Thinking is left out (a provider wants it back only whole and signed).
-func (e *Engine) recordPartial(ctx context.Context, h *history, turn, step int, p *partial, stop string) {
+// It reports whether the answer was recorded.
+func (e *Engine) recordPartial(ctx context.Context, h *history, turn, step int, p *partial, stop string) bool {
 	text := p.text.String()
 	if text == "" && len(p.calls) == 0 {
-		return
+		return false
 	}
 	var parts []provider.Part
 	if text != "" {
@@ -397,7 +432,9 @@ func (e *Engine) recordPartial(ctx context.Context, h *history, turn, step int, 
 	}
 	if _, err := e.record(ctx, evs...); err != nil {
 		e.log.Error("could not record the partial answer of a step cut short", "session", h.id, "step", step, "err", err)
+		return false
 	}
+	return true
 }
 
 // window returns the model's window and the output reserved in it.

@@ -2,6 +2,7 @@ package agentapi
 
 import (
 	"context"
+	"errors"
 
 	"github.com/warden-dev/warden/internal/agent"
 	"github.com/warden-dev/warden/internal/jsonrpc"
@@ -52,7 +53,13 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if p.Limit == 0 {
 			p.Limit = defaultListLimit
 		}
-		// a credential lists its own workspace's sessions only
+		// a credential lists its own workspace's sessions only: a filter
+		// naming another workspace (or none warden knows) matches none
+		if p.WorkspaceID != "" {
+			if _, ok := c.scopedRoot(p.WorkspaceID); !ok {
+				return map[string]any{"sessions": []agent.Session{}}, nil
+			}
+		}
 		p.WorkspaceID = c.principal.Workspace
 		ss, err := e.List(ctx, p.WorkspaceID, p.Limit)
 		if err != nil {
@@ -200,6 +207,10 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			return nil, err
 		}
 		m, err := e.Compact(ctx, p.SessionID)
+		if errors.Is(err, agent.ErrAborted) {
+			// agent.abort stopped it: nothing was compacted
+			return map[string]any{"compacted": false, "reason": "aborted"}, nil
+		}
 		if err != nil {
 			return nil, fail(err)
 		}
@@ -224,7 +235,7 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if err != nil {
 			return nil, fail(err)
 		}
-		return map[string]any{"events": evs}, nil
+		return map[string]any{"events": specEvents(evs)}, nil
 
 	case "events.sync":
 		var p struct {
@@ -244,7 +255,7 @@ func (c *conn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if err != nil {
 			return nil, fail(err)
 		}
-		return map[string]any{"events": evs}, nil
+		return map[string]any{"events": specEvents(evs)}, nil
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
 }

@@ -516,6 +516,10 @@ func TestAbortMidStreamKeepsPartial(t *testing.T) {
 	if r.Error != nil || jsonUnmarshal(r.Result, &res) != nil || res.StopReason != agent.StopAborted {
 		t.Fatalf("aborted turn = %s %+v", r.Result, r.Error)
 	}
+	// the turn's answer says what the log holds: the text shown, step 1
+	if res.Text != said || res.Steps != 1 {
+		t.Fatalf("aborted turn's result: text %q, steps %d; want %q, 1", res.Text, res.Steps, said)
+	}
 	answers := h.events(id, event.MessageAssistant)
 	if len(answers) != 1 {
 		t.Fatalf("%d message.assistant events", len(answers))
