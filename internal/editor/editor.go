@@ -53,6 +53,9 @@ type Document struct {
 	selection  Range
 	visible    Range
 	column     int
+	// shown is false for a document only loaded for a language feature
+	// (Load): open for the language server, but no tab, no view column.
+	shown bool
 }
 
 // Snapshot is a copy of a document's state.
@@ -66,6 +69,9 @@ type Snapshot struct {
 	Selection  Range  `json:"selection"`
 	Visible    Range  `json:"visibleRange"`
 	ViewColumn int    `json:"viewColumn"`
+	// Shown is false for a document Load opened (for a language feature)
+	// and no Open has shown yet: it has no tab and is in no view column.
+	Shown bool `json:"-"`
 }
 
 // Listener hears about document changes, e.g. to keep a language server in
@@ -120,9 +126,10 @@ func (e *Editor) Open(path, languageID, content string, column int) Snapshot {
 	return e.open(path, languageID, content, column, true)
 }
 
-// Load opens path like Open but leaves the active document as it is (for
-// documents opened on behalf of a request, as an editor does for a
-// language feature); with no active document it becomes the active one.
+// Load opens path like Open but shows nothing (for documents opened on
+// behalf of a request, as an editor does for a language feature): the
+// active document stays as it is, even when there is none, and a document
+// Load opened is not Shown (no tab, no view column) until Open shows it.
 func (e *Editor) Load(path, languageID, content string) Snapshot {
 	return e.open(path, languageID, content, 1, false)
 }
@@ -132,13 +139,14 @@ func (e *Editor) open(path, languageID, content string, column int, activate boo
 	d, ok := e.docs[path]
 	switch {
 	case !ok:
-		d = &Document{Path: path, LanguageID: languageID, text: content, saved: content, version: 1, column: max(column, 1)}
+		d = &Document{Path: path, LanguageID: languageID, text: content, saved: content, version: 1, column: max(column, 1), shown: activate}
 		e.docs[path] = d
 		e.order = append(e.order, path)
 	case activate && column > 0:
 		d.column = column
 	}
-	if activate || e.active == "" {
+	if activate {
+		d.shown = true
 		e.active = path
 	}
 	s := d.snapshot()
@@ -165,9 +173,13 @@ func (e *Editor) Close(path string) bool {
 		delete(e.docs, path)
 		e.order = slices.DeleteFunc(e.order, func(p string) bool { return p == path })
 		if e.active == path {
+			// the most recently opened document that is shown, if any
 			e.active = ""
-			if n := len(e.order); n > 0 {
-				e.active = e.order[n-1]
+			for i := len(e.order) - 1; i >= 0; i-- {
+				if e.docs[e.order[i]].shown {
+					e.active = e.order[i]
+					break
+				}
 			}
 		}
 	}
@@ -335,6 +347,7 @@ func (d *Document) snapshot() Snapshot {
 	return Snapshot{
 		Path: d.Path, LanguageID: d.LanguageID, Text: d.text, Version: d.version,
 		IsDirty: d.text != d.saved, LineCount: lineCount(d.text), Selection: d.selection, Visible: vis, ViewColumn: d.column,
+		Shown: d.shown,
 	}
 }
 

@@ -162,6 +162,30 @@ func TestOpenMovesColumn(t *testing.T) {
 	}
 }
 
+// Load opens a document for a language feature without showing it: it
+// does not become active (even with none active), and it is not Shown
+// until Open shows it.
+func TestLoadShowsNothing(t *testing.T) {
+	e := New()
+	if s := e.Load("/w/a.txt", "plaintext", "a\n"); s.Shown {
+		t.Fatalf("loaded and shown: %+v", s)
+	}
+	if _, err := e.Active(); !errors.Is(err, ErrNoActive) {
+		t.Fatalf("a loaded document is active: %v", err)
+	}
+	if s := e.Open("/w/a.txt", "plaintext", "ignored", 0); !s.Shown || s.Text != "a\n" {
+		t.Fatalf("opened: %+v", s)
+	}
+	e.Load("/w/b.txt", "plaintext", "b\n")
+	if a, err := e.Active(); err != nil || a.Path != "/w/a.txt" {
+		t.Fatalf("active %+v, %v", a, err)
+	}
+	e.Close("/w/a.txt")
+	if a, err := e.Active(); !errors.Is(err, ErrNoActive) {
+		t.Fatalf("closing the shown document activated the loaded one: %+v", a)
+	}
+}
+
 func TestCheckPosition(t *testing.T) {
 	text := "one\ntwo\n"
 	for _, p := range []Position{{0, 0}, {0, 3}, {1, 3}, {2, 0}} {

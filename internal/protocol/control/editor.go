@@ -284,7 +284,9 @@ func editorGetActiveFile(ctx context.Context, c *call) (any, error) {
 func editorGetOpenFiles(ctx context.Context, c *call) (any, error) {
 	files := []string{}
 	for _, s := range c.ws.ops.Editor().List() {
-		files = append(files, s.Path)
+		if s.Shown { // a document loaded for a language feature has no tab
+			files = append(files, s.Path)
+		}
 	}
 	return map[string]any{"files": files}, nil
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/warden-dev/warden/internal/jsonrpc"
 	"github.com/warden-dev/warden/internal/policy/shell"
@@ -350,12 +353,25 @@ func fsWatchFiles(ctx context.Context, c *call) (any, error) {
 	if p.Pattern == "" {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: pattern is required")
 	}
+	if err := c.watchScope(p.Pattern); err != nil {
+		return nil, err
+	}
 	if err := c.gate(ctx, "glob", map[string]any{"path": c.ws.root, "pattern": p.Pattern}, false, denyFile); err != nil {
 		return nil, err
 	}
 	ss := c.ss
 	ws := c.ws
+	restricted := ws.srv.opts.Settings.Security.RestrictedPaths
 	id, err := c.p.FS().Watch(p.Pattern, func(ch wsfs.Change) {
+		// the names of restricted paths are not told either
+		for _, g := range restricted {
+			if ok, _ := doublestar.Match(g, ch.Path); ok {
+				return
+			}
+			if ok, _ := doublestar.Match(g, filepath.ToSlash(ws.abs(ch.Path))); ok {
+				return
+			}
+		}
 		ss.notify("file.changed", map[string]string{"path": ws.abs(ch.Path), "type": ch.Kind, "watcherId": ch.Watcher})
 	})
 	if err != nil {
@@ -365,6 +381,26 @@ func fsWatchFiles(ctx context.Context, c *call) (any, error) {
 	ss.watchers = append(ss.watchers, id)
 	ss.mu.Unlock()
 	return map[string]string{"watcherId": id}, nil
+}
+
+// watchScope refuses a watch pattern that reaches outside the workspace
+// (an absolute pattern elsewhere, a ".." segment) as PathRestricted: such
+// a watch would never report anything, and a client that asks for one
+// means a directory warden does not serve. An absolute pattern's static
+// prefix is checked as a path (restrictedPaths included).
+func (c *call) watchScope(pattern string) error {
+	slash := filepath.ToSlash(pattern)
+	for _, seg := range strings.Split(slash, "/") {
+		if seg == ".." {
+			return jsonrpc.Errorf(CodePathRestricted, "path restricted: the pattern %q climbs out of the workspace %s (patterns are relative to the workspace root)", pattern, c.ws.root).With("path", pattern)
+		}
+	}
+	if !filepath.IsAbs(pattern) {
+		return nil
+	}
+	base, _ := doublestar.SplitPattern(slash)
+	_, err := c.absField("pattern", filepath.FromSlash(base))
+	return err
 }
 
 func fsUnwatchFiles(ctx context.Context, c *call) (any, error) {

@@ -298,7 +298,7 @@ func stateGetVisibleEditors(ctx context.Context, c *call) (any, error) {
 	}
 	for i := len(list) - 1; i >= 0; i-- {
 		s := list[i]
-		if seen[s.ViewColumn] {
+		if !s.Shown || seen[s.ViewColumn] {
 			continue
 		}
 		seen[s.ViewColumn] = true

@@ -130,6 +130,40 @@ func TestEditorStateAndColumns(t *testing.T) {
 	c.fails(-32602, "editor.openFile", map[string]any{"path": "a.txt", "viewColumn": -1})
 }
 
+// A language feature reads a document the way getContent does: it opens it
+// for the language server (state.getOpenDocuments lists it) but shows
+// nothing: no active editor, no tab, no visible editor. A later
+// editor.openFile shows it.
+func TestLanguageFeaturesChangeNoEditorState(t *testing.T) {
+	e := newEnv(t, config.Control{}, coretest.Options{})
+	write(t, e.root, "a.txt", "one\ntwo\n")
+	write(t, e.root, "b.txt", "b\n")
+	c := e.authed()
+	pos := map[string]int{"line": 0, "character": 1}
+	c.call("state.getDiagnostics", map[string]string{"path": "a.txt"})
+	c.fails(-32009, "state.getHover", map[string]any{"path": "b.txt", "position": pos})
+	c.fails(-32005, "editor.getActiveFile", nil)
+	if f := c.call("editor.getOpenFiles", nil)["files"].([]any); len(f) != 0 {
+		t.Fatalf("language features opened tabs %v", f)
+	}
+	if v := c.call("state.getVisibleEditors", nil)["editors"].([]any); len(v) != 0 {
+		t.Fatalf("language features made editors visible %v", v)
+	}
+	if d := c.call("state.getOpenDocuments", nil)["documents"].([]any); len(d) != 2 {
+		t.Fatalf("the language server's documents %v, want a.txt and b.txt", d)
+	}
+	c.call("editor.openFile", map[string]any{"path": "a.txt", "viewColumn": 2})
+	if a := c.call("editor.getActiveFile", nil); a["path"] != filepath.Join(e.root, "a.txt") {
+		t.Fatalf("after openFile: %v", a)
+	}
+	if f := c.call("editor.getOpenFiles", nil)["files"].([]any); len(f) != 1 || f[0] != filepath.Join(e.root, "a.txt") {
+		t.Fatalf("tabs after openFile %v", f)
+	}
+	// closing the only shown document leaves no active one, not b.txt
+	c.call("editor.closeFile", map[string]any{"path": "a.txt"})
+	c.fails(-32005, "editor.getActiveFile", nil)
+}
+
 // Overwrites are "changed", and each notification says which watch it
 // belongs to.
 func TestWatchNotifications(t *testing.T) {
@@ -170,6 +204,41 @@ func TestWatchNotifications(t *testing.T) {
 	if got := kinds(1); got[txt][0] != "deleted" || got[all][0] != "deleted" {
 		t.Fatalf("delete seen as %v", got)
 	}
+}
+
+// A watch pattern that reaches outside the workspace is PathRestricted (it
+// would never report a thing); an absolute one inside works; and a watch
+// does not tell the names of restricted paths.
+func TestWatchScope(t *testing.T) {
+	e := newEnv(t, config.Control{Security: config.ControlSecurity{RestrictedPaths: []string{"secret/**"}}}, coretest.Options{})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(e.root, "secret"), 0o755))
+	c := e.authed()
+	for _, p := range []string{"/etc/**", "../**", "src/../../x/*.go", filepath.Join(filepath.Dir(e.root), "**")} {
+		if err := c.fails(-32010, "fs.watchFiles", map[string]string{"pattern": p}); !strings.Contains(err["message"].(string), "outside the workspace") && !strings.Contains(err["message"].(string), "climbs out") {
+			t.Errorf("pattern %q: %v", p, err)
+		}
+	}
+	c.fails(-32003, "fs.watchFiles", map[string]string{"pattern": filepath.Join(e.root, "secret", "**")})
+	id := c.call("fs.watchFiles", map[string]string{"pattern": filepath.Join(e.root, "**")})["watcherId"].(string)
+	must(os.WriteFile(filepath.Join(e.root, "secret", "k"), []byte("x"), 0o644))
+	must(os.WriteFile(filepath.Join(e.root, "open.txt"), []byte("x"), 0o644))
+	// notifications come in order: anything about secret/ comes before open.txt
+	c.note(func(m map[string]any) bool {
+		if m["method"] != "file.changed" {
+			return false
+		}
+		p := m["params"].(map[string]any)
+		if strings.Contains(p["path"].(string), "secret") {
+			t.Fatalf("a restricted path was told: %v", p)
+		}
+		return p["path"] == filepath.Join(e.root, "open.txt") && p["watcherId"] == id
+	})
 }
 
 // User mistakes are the spec's codes with a message that says what to do,
