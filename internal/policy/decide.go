@@ -77,6 +77,9 @@ type effInfo struct {
 	// (globDone); globOK is false when it could not be expanded.
 	globPaths        []string
 	globDone, globOK bool
+	// attrsOnly: a read of one file's name and attributes (ls -l f,
+	// stat f), not of its content nor of a directory's names.
+	attrsOnly bool
 }
 
 // expanded returns what the effect's glob expands to, expanding it once.
@@ -314,6 +317,8 @@ func (e *eval) place(ef shell.Effect) *effInfo {
 	if info.protected && ef.Kind == shell.Write && info.Recursive && info.Glob == "" {
 		info.protected = r.writeReaches(info.Target, info.resolved)
 	}
+	// warden's own dirs stay closed even to names
+	info.attrsOnly = ef.Kind == shell.Read && ef.Meta && !ef.Recursive && !info.protected && !isDir(info.resolved)
 	return info
 }
 
@@ -577,6 +582,12 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 	}
 	if m.paths != nil {
 		if !m.needEffect || !ef.isPath {
+			return false
+		}
+		if ef.attrsOnly {
+			// ls -l, stat, du of one file read its name and attributes,
+			// not its content: a secret's or a link's (ls -l key_link)
+			// content is not read
 			return false
 		}
 		ok := false

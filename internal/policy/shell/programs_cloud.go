@@ -32,7 +32,9 @@ func cloudPrograms() []program {
 			} else if sc == "push" {
 				k.tag(TagPublish)
 			}
-		}, examples: []example{ex("helm uninstall web", "tag remote.delete"), ex("helm push c.tgz oci://r", "tag publish")}},
+			k.helmSources()
+		}, examples: []example{ex("helm uninstall web", "tag remote.delete"), ex("helm push c.tgz oci://r", "tag publish"),
+			ex("helm install web oci://charts.example/web", "tag dynamic-exec"), ex("helm install web ./chart", "!tag dynamic-exec")}},
 		{names: []string{"terraform", "tofu", "terragrunt", "pulumi", "cdk"}, model: func(k *call) {
 			sc := k.subcommand(spec{})
 			if sc == "destroy" || (sc == "apply" || sc == "up") && hasArg(k.args, "-destroy", "--destroy") {

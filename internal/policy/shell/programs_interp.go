@@ -270,7 +270,13 @@ loop:
 			k.dynamicExec(k.name + " runs code not known at check time: " + orDefault(code.reason, "dynamic"))
 		}
 	case module:
-		if lang == "python" && modName.known && modName.val != "http.server" && modName.val != "SimpleHTTPServer" && i < len(args) {
+		if lang == "python" && modName.known && modName.val == "pip" {
+			// python -m pip installs as pip does, from the sources pip does
+			if p := parseOpts(args[i:], spec{stop: true}); len(p.ops) > 0 && p.ops[0].known &&
+				(p.ops[0].val == "install" || p.ops[0].val == "download" || p.ops[0].val == "wheel") {
+				k.pipSources(k.name+" -m pip", args[i:])
+			}
+		} else if lang == "python" && modName.known && modName.val != "http.server" && modName.val != "SimpleHTTPServer" && i < len(args) {
 			// a module run as a program reads the files it is given, as any
 			// program without a model does (python3 -m base64 f, -m
 			// json.tool f); the archivers read trees (-m tarfile -c a.tar d)

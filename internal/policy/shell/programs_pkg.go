@@ -11,7 +11,8 @@ func pkgPrograms() []program {
 		{names: []string{"npm", "pnpm", "yarn", "bun", "cnpm"}, model: (*call).jsPM,
 			examples: []example{ex("npm pkg set scripts.x='rm -rf /x' && npm run x", "delete:r /x", "via rm npm run x"),
 				ex("echo '{\"scripts\":{\"test\":\"rm -rf /x\"}}' > package.json && yarn test", "delete:r /x"), ex("npm run test", "!delete"),
-				ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules"), ex("npm run build", "exec package.json script"), ex("npm config set script-shell /tmp/x.sh", "write /home/u/.npmrc", "attr key=script-shell"),
+				ex("npm publish", "tag publish"), ex("npm install left-pad", "tag package.install", "write:r /home/u/proj/node_modules", "!tag dynamic-exec"),
+				ex("npm i github:o/r", "tag dynamic-exec"), ex("pnpm add o/r#main", "tag dynamic-exec"), ex("npm install https://h.example/x.tgz", "tag dynamic-exec"), ex("npm install @types/node ./local", "!tag dynamic-exec"), ex("npm run build", "exec package.json script"), ex("npm config set script-shell /tmp/x.sh", "write /home/u/.npmrc", "attr key=script-shell"),
 				ex("npm config set -L project registry=https://r.example", "write /home/u/proj/.npmrc"), ex("npm config get registry", "!write"),
 				ex("npm set script-shell /tmp/x.sh", "write /home/u/.npmrc", "attr key=script-shell")}},
 		{names: []string{"cargo"}, model: func(k *call) {
@@ -35,6 +36,7 @@ func pkgPrograms() []program {
 				k.tag(TagPackageInstall)
 				k.attr("manager", "uv")
 				k.eff(Effect{Kind: Network, Target: "pypi.org"})
+				k.pipSources("uv pip", k.args[2:])
 			}
 			k.pkgInstall(n, "pypi.org", "add", "install", "sync", "lock")
 			if n == "uv" && len(k.args) > 0 && k.args[0].val == "run" {
@@ -78,6 +80,9 @@ func pkgPrograms() []program {
 		}, examples: []example{ex("uvx ruff check", "net pypi.org", "cmd ruff"), ex("pipx install black", "tag package.install")}},
 		{names: []string{"pip", "pip3", "pip2"}, model: func(k *call) {
 			k.pkgInstall("pip", "pypi.org", "install", "download", "wheel")
+			if sc := k.subcommand(spec{}); sc == "install" || sc == "download" || sc == "wheel" {
+				k.pipSources(k.name, k.args)
+			}
 			if p := parseOpts(k.args, spec{arg: "rcet", long: []string{"requirement", "constraint", "editable", "target", "index-url", "extra-index-url", "find-links"}}); true {
 				k.files(Read, p.all("r", "requirement", "c", "constraint"), false)
 			}
@@ -86,7 +91,9 @@ func pkgPrograms() []program {
 			}
 		}, examples: []example{ex("pip install -r req.txt", "tag package.install", "read /home/u/proj/req.txt"),
 			ex("pip config set global.index-url https://x.example/simple", "write /home/u/.config/pip/pip.conf"),
-			ex("pip config --site set global.timeout 5", "!write /home/u/.config/pip/pip.conf"), ex("pip config list", "!write")}},
+			ex("pip config --site set global.timeout 5", "!write /home/u/.config/pip/pip.conf"), ex("pip config list", "!write"),
+			ex("pip install git+https://git.example/x.git", "tag dynamic-exec", "net https://git.example/x.git"), ex("pip install --index-url https://mirror.example/simple x", "tag dynamic-exec"),
+			ex("pip install -e .", "!tag dynamic-exec"), ex("pip install requests", "!tag dynamic-exec"), ex("pip install -i https://pypi.org/simple x", "!tag dynamic-exec")}},
 		{names: []string{"apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak", "nix-env", "conda", "mamba", "choco", "winget"}, model: func(k *call) {
 			n := k.name
 			k.pkgInstall(n, n, "install", "upgrade", "update", "reinstall", "add", "dist-upgrade", "full-upgrade", "-S", "-Syu", "-Sy")
@@ -195,6 +202,7 @@ func (k *call) jsPM() {
 		k.tag(TagPackageInstall)
 		k.attr("manager", k.name)
 		k.eff(Effect{Kind: Network, Target: "registry.npmjs.org"})
+		k.npmSources(rest, p.all("registry"))
 		if k.st.dir != "" {
 			k.eff(Effect{Kind: Write, Target: path.Join(k.st.dir, "node_modules"), Recursive: true})
 		}

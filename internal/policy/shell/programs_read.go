@@ -10,8 +10,12 @@ func readPrograms() []program {
 	return []program{
 		{names: []string{"cat", "tac", "less", "more", "bat", "batcat", "view", "zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "zless",
 			"rev", "comm", "wc", "look", "tidy", "xmllint", "csvlook", "mlr",
-			"nano", "code", "open", "xdg-open"}, model: reads(spec{}),
+			"nano", "open", "xdg-open"}, model: reads(spec{}),
 			examples: []example{ex("cat ~/.ssh/id_rsa", "read /home/u/.ssh/id_rsa"), ex("wc -l a b", "read /home/u/proj/a", "read /home/u/proj/b"), ex("less", "!read")}},
+		{names: []string{"code", "code-insiders", "codium", "cursor", "windsurf"}, model: func(k *call) {
+			k.editorExtensions()
+			k.reader(spec{long: []string{"install-extension", "uninstall-extension", "extensions-dir", "user-data-dir", "profile", "locale", "log", "goto"}}, 0, false)
+		}, examples: []example{ex("code --install-extension pub.ext", "tag dynamic-exec"), ex("code main.go", "read /home/u/proj/main.go", "!tag dynamic-exec")}},
 		{names: []string{"od"}, model: reads(spec{arg: "AjNtSw", long: []string{"address-radix", "skip-bytes", "read-bytes", "format", "strings", "width"}}),
 			examples: []example{ex("od -A x -t x1z f", "read /home/u/proj/f", "!read /home/u/proj/x")}},
 		{names: []string{"strings"}, model: reads(spec{arg: "ntTe", long: []string{"bytes", "radix", "target", "encoding"}}),
@@ -20,8 +24,8 @@ func readPrograms() []program {
 			examples: []example{ex("hexdump -n 16 f", "read /home/u/proj/f", "!read /home/u/proj/16")}},
 		{names: []string{"base64", "base32", "basenc", "fold", "fmt", "column", "pr"}, model: reads(spec{arg: "wsctl", long: []string{"wrap", "width", "separator", "table-columns", "output-separator"}}),
 			examples: []example{ex("base64 -w 0 ~/.aws/credentials", "read /home/u/.aws/credentials", "!read /home/u/proj/0")}},
-		{names: []string{"file"}, model: reads(spec{arg: "fmFe", long: []string{"files-from", "magic-file", "separator", "exclude"}}),
-			examples: []example{ex("file -m magic x", "read /home/u/proj/x", "!read /home/u/proj/magic")}},
+		{names: []string{"file"}, model: (*call).fileType,
+			examples: []example{ex("file -m magic x", "read /home/u/proj/x", "!read /home/u/proj/magic"), ex("file -L x", "read /home/u/proj/x")}},
 		{names: []string{"stat"}, model: reads(spec{arg: "ct", long: []string{"format", "printf"}}),
 			examples: []example{ex("stat -c %s f", "read /home/u/proj/f")}},
 		{names: []string{"du"}, model: walks(spec{arg: "dBXt", long: []string{"max-depth", "block-size", "exclude-from", "threshold", "exclude", "time-style"}}),
@@ -431,6 +435,25 @@ func (k *call) tar() {
 	default:
 		if hasArchive {
 			k.file(Read, archive, false)
+		}
+	}
+}
+
+// fileType models file(1): it reads the first bytes of each file to name
+// its type, but a symlink it names is described as a link, not followed
+// (-h, the default), unless -L/--dereference: the link's target is then
+// read.
+func (k *call) fileType() {
+	s := spec{arg: "fmFe", long: []string{"files-from", "magic-file", "separator", "exclude"}}
+	p := parseOpts(k.args, s)
+	follow := k.flagged("L", "dereference")
+	for _, f := range p.all("f", "files-from") {
+		k.file(Read, f, false)
+	}
+	for _, f := range p.ops {
+		if e, ok := k.a.target(k.st, Read, f, false); ok {
+			e.Link = !follow && !e.Unknown
+			k.eff(e)
 		}
 	}
 }

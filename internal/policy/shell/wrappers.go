@@ -23,7 +23,13 @@ func (k *call) sudo() {
 		user = u.text(k.c)
 	}
 	k.privilege(user)
-	if p.has("l", "list", "v", "validate", "k", "reset-timestamp", "K", "remove-timestamp", "V", "version", "h", "help") && len(p.ops) == 0 {
+	// sudo -l enumerates what this user may run as root (and asks for the
+	// password to do it): a probe of privilege, asked like the rest
+	if p.has("l", "list") && len(p.ops) == 0 {
+		k.attr("runs", "list")
+		return
+	}
+	if p.has("v", "validate", "k", "reset-timestamp", "K", "remove-timestamp", "V", "version", "h", "help") && len(p.ops) == 0 {
 		k.attr("runs", "nothing")
 		return
 	}
