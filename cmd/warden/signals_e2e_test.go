@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// SIGHUP reads the policy file again (and the config, saying what needs a
-// restart) instead of killing the daemon and leaving daemon.json and the
-// socket behind.
+// SIGHUP reads the policy file again and the config (applying the approval
+// deadline, saying what needs a restart) instead of killing the daemon and
+// leaving daemon.json and the socket behind.
 func TestSIGHUPReloadsThePolicy(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -44,10 +44,10 @@ func TestSIGHUPReloadsThePolicy(t *testing.T) {
 
 	// A new rule in the same file, a changed approval deadline in the config.
 	write(pol, "version: 1\ndefault: allow\nrules:\n  - id: no-touch\n    effect: deny\n    match: {argv: ['^touch( |$)']}\n    reason: no touching\n")
-	write(cfgFile, "approvals: {timeout: 60s}\n")
+	write(cfgFile, "approvals: {timeout: 60s}\nlog: {format: json}\n")
 	hup(1, "SIGHUP: policy reloaded")
-	if !d.stderr.waitCount("approvals.timeout", 1, exited, 20*time.Second) || !strings.Contains(d.stderr.String(), "next restart") {
-		t.Fatalf("the log does not say the deadline needs a restart:\n%s", d.stderr)
+	if !d.stderr.waitCount("approvals.timeout changed", 1, exited, 20*time.Second) || !d.stderr.waitCount("needRestart=[log.format]", 1, exited, 20*time.Second) {
+		t.Fatalf("the log does not say the deadline changed and the log format needs a restart:\n%s", d.stderr)
 	}
 	if _, body := d.post(t, preExecute("ses_1", "c2", "touch b.txt", ws)); !strings.Contains(body, `"block":true`) || !strings.Contains(body, "no touching") {
 		t.Fatalf("touch after the reload: %s", body)

@@ -41,8 +41,9 @@ monitor door listens on 127.0.0.1:37123, the Claude Code hook door on 127.0.0.1:
 control door (WebSocket JSON-RPC, serving the directory serve starts in) on 127.0.0.1:19876 and
 health on 127.0.0.1:8081. Give a door an
 empty address (--health-addr=) to switch it off. SIGINT/SIGTERM shut down gracefully
-(within seconds, even with requests in flight). SIGHUP reads the policy file again (and says in
-the log which changed settings need a restart).`,
+(within seconds, even with requests in flight). SIGHUP reads the policy file and the config again
+(the approval deadline and the log level change at once; the log says which other changed
+settings need a restart).`,
 		Example: `  warden serve
   warden serve --policy ./warden-policy.yaml --monitor-addr 127.0.0.1:47123
   warden serve --data-dir /tmp/w --health-addr=`,
@@ -166,7 +167,9 @@ the log which changed settings need a restart).`,
 			if err != nil {
 				return err
 			}
-			dcfg.Logger = newLogger(o, dcfg.LogSettings)
+			dcfg.LogLevel = new(slog.LevelVar)
+			dcfg.LogLevel.Set(daemon.ParseLogLevel(dcfg.LogSettings.Level))
+			dcfg.Logger = newLogger(o, dcfg.LogSettings.Format, dcfg.LogLevel)
 			dcfg.Reconfigure = build
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -199,18 +202,11 @@ the log which changed settings need a restart).`,
 	return cmd
 }
 
-func newLogger(o *options, c config.Log) *slog.Logger {
-	var level slog.Level
-	switch c.Level {
-	case "debug":
-		level = slog.LevelDebug
-	case "warn":
-		level = slog.LevelWarn
-	case "error":
-		level = slog.LevelError
-	}
+// newLogger is the daemon's logger in format (text or json) at level (a
+// SIGHUP may change it).
+func newLogger(o *options, format string, level *slog.LevelVar) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
-	if c.Format == "json" {
+	if format == "json" {
 		return slog.New(slog.NewJSONHandler(o.stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(o.stderr, opts))

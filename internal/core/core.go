@@ -58,8 +58,10 @@ type Core struct {
 	// claims the approval: the gate holds it from making the request
 	// pending (so whoever learns of approval.requested, from the bus or the
 	// log, finds it pending) until the event is durable; claim takes it.
-	askMu   sync.Mutex
-	timeout time.Duration
+	askMu sync.Mutex
+	// timeout is the deadline of the asks to come, in nanoseconds
+	// (SetApprovalTimeout changes it while calls run).
+	timeout atomic.Int64
 	now     func() time.Time
 	newID   func() string
 	logger  *slog.Logger
@@ -73,6 +75,19 @@ type Core struct {
 	policy      atomic.Pointer[policy.Policy]
 }
 
+// SetApprovalTimeout sets how long the asks that come from now on wait for
+// a person (d <= 0: DefaultApprovalTimeout); a call already waiting keeps
+// its deadline. Safe while calls run (a SIGHUP reload).
+func (c *Core) SetApprovalTimeout(d time.Duration) {
+	if d <= 0 {
+		d = DefaultApprovalTimeout
+	}
+	c.timeout.Store(int64(d))
+}
+
+// ApprovalTimeout is how long an ask made now waits for a person.
+func (c *Core) ApprovalTimeout() time.Duration { return time.Duration(c.timeout.Load()) }
+
 // New returns a core over cfg. It loads the overlay file if there is one.
 func New(cfg Config) (*Core, error) {
 	if cfg.Log == nil || cfg.Policy == nil {
@@ -81,16 +96,13 @@ func New(cfg Config) (*Core, error) {
 	c := &Core{
 		log:         cfg.Log,
 		approvals:   approval.NewQueue(),
-		timeout:     cfg.ApprovalTimeout,
 		now:         cfg.Now,
 		newID:       cfg.NewID,
 		logger:      cfg.Logger,
 		overlayPath: cfg.OverlayPath,
 		base:        cfg.Policy,
 	}
-	if c.timeout <= 0 {
-		c.timeout = DefaultApprovalTimeout
-	}
+	c.SetApprovalTimeout(cfg.ApprovalTimeout)
 	if c.now == nil {
 		c.now = time.Now
 	}

@@ -91,7 +91,7 @@ func (c *Core) Gate(ctx context.Context, req GateRequest) Verdict {
 	var areq approval.Request
 	if d.Action == policy.Ask {
 		now := c.now().UTC()
-		deadline := now.Add(c.timeout)
+		deadline := now.Add(c.ApprovalTimeout())
 		areq = approval.Request{
 			ID: c.newID(), Session: sess, Workspace: call.Workspace, Source: req.Source,
 			CallID: req.CallID, Call: call, Decision: d, Created: now, Deadline: deadline,
@@ -174,7 +174,7 @@ func (c *Core) wait(ctx context.Context, req approval.Request, done <-chan appro
 		return r
 	case <-timer.C:
 		res = approval.Resolution{Outcome: approval.Expired, By: "deadline",
-			Reason: fmt.Sprintf("blocked: nobody approved the call within %s", c.timeout)}
+			Reason: fmt.Sprintf("blocked: nobody approved the call within %s", req.Deadline.Sub(req.Created))}
 	case <-ctx.Done():
 		res = approval.Resolution{Outcome: approval.Canceled, By: "warden",
 			Reason: "blocked: the agent stopped waiting for the approval"}

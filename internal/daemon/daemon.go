@@ -112,11 +112,29 @@ type Config struct {
 	// Limits bound what one client may hold of a door (request body read
 	// timeout, unauthenticated control connections).
 	Limits config.Limits
-	// LogSettings are the settings Logger was built from (a change on
-	// reload needs a restart).
+	// LogSettings are the settings Logger was built from. On reload a new
+	// level takes effect at once through LogLevel; a new format needs a
+	// restart.
 	LogSettings config.Log
+	// LogLevel is the level Logger's handler reads (ParseLogLevel of
+	// LogSettings.Level); nil: a level change needs a restart too.
+	LogLevel *slog.LevelVar
 	// Ready, if set, is called once every listener is bound.
 	Ready func(Runtime)
+}
+
+// ParseLogLevel is the slog level of a config's log.level (debug, info,
+// warn, error; anything else is info).
+func ParseLogLevel(s string) slog.Level {
+	switch s {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 // Runtime describes a running daemon; it is written to daemon.json in the

@@ -10,13 +10,14 @@ import (
 )
 
 // reload applies a new configuration to a running daemon (SIGHUP) and
-// returns the configuration now in force. Only what is safe to swap while
+// returns the configuration now in force. What is safe to swap while
 // requests run is applied: the policy file's rules (core.SetPolicy; the
-// overlay of standing decisions stays). A change of the policy file's path,
-// the listeners, the control door's settings, the approval deadline, the
-// agents or agentSandbox needs a restart: the log says which, and the
-// running values stay. A config or policy that does not load changes
-// nothing.
+// overlay of standing decisions stays), the approval deadline of the asks
+// to come, and the log level. A change of the policy file's path, the
+// listeners, the control door's settings, the agents, agentSandbox, the
+// limits or the log format needs a restart: the log says which, and the
+// running values stay. A config that does not load changes nothing; a
+// policy that does not load keeps the running policy.
 func reload(c *core.Core, cur Config, logger *slog.Logger) Config {
 	next := cur
 	if cur.Reconfigure != nil {
@@ -38,6 +39,9 @@ func reload(c *core.Core, cur Config, logger *slog.Logger) Config {
 			err = c.SetPolicy(pol)
 		}
 		if err != nil {
+			if name == "" {
+				name = cur.PolicyFile
+			}
 			logger.Error("SIGHUP: the policy does not load; the running policy stays", "policy", name, "err", err)
 		} else {
 			logger.Info("SIGHUP: policy reloaded", "policy", name)
@@ -49,8 +53,11 @@ func reload(c *core.Core, cur Config, logger *slog.Logger) Config {
 	if !reflect.DeepEqual(next.Control, cur.Control) || next.ControlWorkspace != cur.ControlWorkspace {
 		restart = append(restart, "control")
 	}
+	applied := cur
 	if next.ApprovalTimeout != cur.ApprovalTimeout {
-		restart = append(restart, "approvals.timeout")
+		c.SetApprovalTimeout(next.ApprovalTimeout)
+		applied.ApprovalTimeout = next.ApprovalTimeout
+		logger.Info("SIGHUP: approvals.timeout changed; asks from now on wait this long", "timeout", c.ApprovalTimeout())
 	}
 	if !maps.Equal(next.AgentBinaries, cur.AgentBinaries) || !slices.Equal(next.NpmDirs, cur.NpmDirs) {
 		restart = append(restart, "agents")
@@ -64,14 +71,24 @@ func reload(c *core.Core, cur Config, logger *slog.Logger) Config {
 	if next.DataDir != cur.DataDir {
 		restart = append(restart, "dataDir")
 	}
-	if next.LogSettings != cur.LogSettings {
-		restart = append(restart, "log")
+	if next.LogSettings.Level != cur.LogSettings.Level {
+		if cur.LogLevel != nil {
+			cur.LogLevel.Set(ParseLogLevel(next.LogSettings.Level))
+			applied.LogSettings.Level = next.LogSettings.Level
+			logger.Info("SIGHUP: log level changed", "level", cur.LogLevel.Level())
+		} else {
+			restart = append(restart, "log.level")
+		}
+	}
+	if next.LogSettings.Format != cur.LogSettings.Format {
+		restart = append(restart, "log.format")
 	}
 	if len(restart) > 0 {
 		logger.Warn("SIGHUP: these settings changed and take effect at the next restart (warden stop; warden serve)", "needRestart", restart)
 	}
-	// In force: the new policy rules, the old everything else.
-	return cur
+	// In force: the new policy rules, deadline and level, the old
+	// everything else.
+	return applied
 }
 
 // withDefaults fills in every registered door's default address.

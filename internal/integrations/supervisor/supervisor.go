@@ -343,7 +343,8 @@ func (s *Supervisor) provider(ws string, t agent.Type) (agent.Provider, error) {
 		return cur.p, nil
 	}
 	p, err := agents.Provider(t, agents.ProviderDeps{
-		Workspace: ws, Logger: s.log.With("workspace", ws, "agent", t), Sink: s.bridge, Env: s.baseEnv(ws),
+		// the provider names its agent and workspace in its records itself
+		Workspace: ws, Logger: s.log, Sink: s.bridge, Env: s.baseEnv(ws),
 		OwnerPID: func(int) int { return s.servers[t].PID(ws) },
 	})
 	if err != nil {

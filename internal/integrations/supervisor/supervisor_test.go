@@ -1,9 +1,11 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"path/filepath"
 	"sort"
@@ -1219,4 +1221,61 @@ func TestBridgeJudgesTheCommandWardenConfined(t *testing.T) {
 	}
 	f.s.bridge.Lost(ws, []string{"per_c", "per_d"})
 	f.noPending(t)
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A provider's records name its agent and workspace once: the supervisor
+// does not add them a second time (the log read "workspace=/w agent=opencode
+// agent=opencode workspace=/w").
+func TestProviderRecordsNameTheirWorkspaceOnce(t *testing.T) {
+	c := coretest.New(t, coretest.Options{})
+	reg, err := workspace.Open(filepath.Join(t.TempDir(), workspace.FileName), workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	s, err := New(Options{
+		Core: c, Registry: reg, AgentDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Env:     map[string]string{"WARDEN_MCP_PORT": "1"},
+		Servers: map[agent.Type]agent.ServerManager{agent.OpenCode: newFakeServers(closedPort(t))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{c: c, reg: reg, s: s}
+	ws := f.addWorkspace(t)
+	f.run(t)
+	// nothing listens on the port: the provider says it cannot connect
+	if _, err := s.StartAgent(t.Context(), ws, agent.OpenCode); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(l, "could not connect to opencode") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no record of the failed connect:\n%s", logs.String())
+	}
+	if n, m := strings.Count(line, " workspace="), strings.Count(line, " agent="); n != 1 || m != 1 {
+		t.Fatalf("workspace named %d times, agent %d times: %s", n, m, line)
+	}
 }
