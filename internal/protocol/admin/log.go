@@ -82,6 +82,18 @@ func (s *Server) prune(w http.ResponseWriter, r *http.Request) {
 	case req.BeforeID < 0:
 		writeErr(w, http.StatusBadRequest, errors.New(`"beforeId" must be 1 or more`))
 		return
+	case req.BeforeID > 0:
+		// An id past the end (a digit too many) would empty the whole
+		// log; that takes the id right after the last event, on purpose.
+		last, err := s.Core.LastID(ctx)
+		if err != nil {
+			writeErr(w, http.StatusInternalServerError, err)
+			return
+		}
+		if req.BeforeID > last+1 {
+			writeErr(w, http.StatusBadRequest, fmt.Errorf("event id %d is past the end of the log (its last event is id %d): to remove every event, give --before %d", req.BeforeID, last, last+1))
+			return
+		}
 	case req.Before != "":
 		age, err := parseAge(req.Before)
 		if err != nil {
@@ -95,6 +107,8 @@ func (s *Server) prune(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := s.Core.Prune(ctx, before)
 	switch {
+	case errors.Is(err, core.ErrNothingToPrune) && req.Before != "":
+		writeErr(w, http.StatusConflict, fmt.Errorf("%w: no event is older than %s", core.ErrNothingToPrune, req.Before))
 	case errors.Is(err, core.ErrNothingToPrune):
 		writeErr(w, http.StatusConflict, err)
 	case err != nil:

@@ -67,9 +67,15 @@ func TestSessionsLeaveOutControlClientsAndPrune(t *testing.T) {
 			t.Errorf("prune %s: %d %s", bad, code, body)
 		}
 	}
-	// Nothing is older than a day.
-	if code, body := do("POST", "/v1/events/prune", `{"before":"1d"}`); code != 409 || !strings.Contains(body, "nothing to prune") {
+	// Nothing is older than a day, and the message says so in the
+	// terms asked.
+	if code, body := do("POST", "/v1/events/prune", `{"before":"1d"}`); code != 409 || !strings.Contains(body, "nothing to prune") || !strings.Contains(body, "older than 1d") {
 		t.Fatalf("prune of nothing: %d %s", code, body)
+	}
+	// An id past the end (a digit too many) would empty the log: refused,
+	// saying which id does that on purpose.
+	if code, body := do("POST", "/v1/events/prune", `{"beforeId":30}`); code != 400 || !strings.Contains(body, "last event is id 3") || !strings.Contains(body, "--before 4") {
+		t.Fatalf("prune past the end: %d %s", code, body)
 	}
 	code, body := do("POST", "/v1/events/prune", `{"beforeId":3}`)
 	if code != 200 || !strings.Contains(body, `"removed":2`) {
