@@ -177,7 +177,8 @@ func (e *eval) analyse() {
 	if strings.TrimSpace(n.input) == "" {
 		return
 	}
-	opts := shell.Options{Cwd: n.cwd, Home: e.p.roots.home, Warden: e.p.roots.binaries, Resolve: resolvePath, IsDir: isDir}
+	opts := shell.Options{Cwd: n.cwd, Home: e.p.roots.home, Warden: e.p.roots.binaries, Resolve: resolvePath, IsDir: isDir,
+		ReadFile: readScript, Workspace: n.wsR}
 	if e.p.roots.home != "" || len(e.p.roots.temps) > 0 || len(e.p.roots.envVars) > 0 {
 		opts.Env = map[string]string{}
 		for k, v := range e.p.roots.envVars {

@@ -1,10 +1,13 @@
 package policy
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Env is the machine a policy judges paths on. It is injected: Decide never
@@ -282,6 +285,41 @@ const maxLinks = 64
 // root, one Lstat per component, and stops at the first one that does not
 // exist. Dangling symlinks are followed to where they point. On a symlink
 // loop it returns p.
+// readScript returns the content of the script at p for the analyser (see
+// shell.Options.ReadFile): a regular file, symlinks followed, of at most
+// max bytes. A FIFO or a device is refused before it is opened, so a read
+// never blocks.
+func readScript(p string, max int64) ([]byte, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("script %s: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("script %s is not a regular file", p)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("script %s is larger than %d bytes", p, max)
+	}
+	// non-blocking, and checked again once open: the path may have been
+	// swapped for a FIFO in between
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("script %s: %w", p, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("script %s is not a regular file", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("script %s: %w", p, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("script %s is larger than %d bytes", p, max)
+	}
+	return b, nil
+}
+
 // isDir reports whether an absolute path is an existing directory.
 func isDir(p string) bool {
 	fi, err := os.Stat(p)

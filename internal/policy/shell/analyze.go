@@ -82,9 +82,11 @@ type analyzer struct {
 	filled map[string][]Effect
 	// globFilled says a key of filled is a glob (split's PREFIX*)
 	globFilled bool
-	meta       []cmdMeta       // parallel to out.Commands
-	forkBombs  map[string]bool // functions found to be fork bombs
-	funcs      map[string]bool // names of functions defined so far
+	// diskScripts counts the scripts read from disk (runDisk)
+	diskScripts int
+	meta        []cmdMeta       // parallel to out.Commands
+	forkBombs   map[string]bool // functions found to be fork bombs
+	funcs       map[string]bool // names of functions defined so far
 	// pipeOut is the output of each pipeline analysed so far, when known
 	// (echo … | base64 -d), for $(…) of a pipeline.
 	pipeOut map[*syntax.BinaryCmd]stdinInfo

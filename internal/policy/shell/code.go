@@ -210,6 +210,16 @@ func (k *call) codeSinks(code field, lang string, depth int) *codeScan {
 		s.pyImportAliases(toks)
 	}
 	s.toks = s.normalise(foldConcat(toks, lang))
+	// the interpreter's own path is the interpreter: subprocess.run([
+	// sys.executable, "-m", "pytest"]) runs python
+	switch lang {
+	case "python":
+		s.vars["sys.executable"] = codeVal{kind: 's', s: "python3"}
+	case "js":
+		s.vars["process.execPath"] = codeVal{kind: 's', s: "node"}
+	case "perl":
+		s.vars["$^X"] = codeVal{kind: 's', s: "perl"}
+	}
 	for n, f := range k.codeVars {
 		if f.known {
 			s.vars[n] = codeVal{kind: 's', s: homeVal(f.val)}

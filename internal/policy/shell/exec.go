@@ -35,6 +35,9 @@ type call struct {
 	// bufWrite is set when an editor's commands write the files it edits
 	// (vim -c wq, ex -sc '%d|x')
 	bufWrite bool
+	// edited are the files an editor edits: its buffer, which :w !cmd
+	// hands to cmd
+	edited []field
 	// codeOps are the operands given after an interpreter's inline code
 	// (python3 -c CODE a b: sys.argv[1:]), and codeVars the variables
 	// set for it from the command line (awk -v f=…), which the code reads

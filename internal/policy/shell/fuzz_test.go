@@ -96,3 +96,33 @@ func FuzzSQLDestroys(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEditorScript feeds line-editor scripts (ed, red, ex, vim in ex mode)
+// on stdin: the analysis never fails internally, keeps its spans in range
+// and never runs a command of red's.
+func FuzzEditorScript(f *testing.F) {
+	for _, s := range []string{"!rm -rf /x\nq", "w !sh\nq", "1,$w !nc h 9", "r !cat /x", "e !ls", "a\n!rm -rf /x\n.\nw\nq",
+		"/x/a\ny\n.", "?a?i", "'a,'bd", "%!sort", ":call system('id')", "g/^#/d\nwq", ",s/a/b/g\nw\nq", "\r\n.\r\n", "1c", "wq /x/f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		for _, pre := range [][]string{{"ed", "-s", "f"}, {"red", "f"}, {"ex", "-s", "f"}, {"vim", "-es", "f"}} {
+			src := Join(pre...) + " <<< " + Join(script)
+			a, err := Analyze(src, testOpts)
+			if err != nil {
+				if strings.Contains(err.Error(), "internal error") {
+					t.Fatalf("%q: %v", src, err)
+				}
+				continue
+			}
+			for _, c := range a.Commands {
+				if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start > c.Span.End {
+					t.Fatalf("span %+v out of range for %q", c.Span, src)
+				}
+				if pre[0] == "red" && len(c.Via) > 0 && strings.HasPrefix(c.Via[0], "red") {
+					t.Fatalf("red ran %q for %q", c.Argv, script)
+				}
+			}
+		}
+	})
+}

@@ -160,7 +160,7 @@ func (a *analyzer) model(k *call) {
 	case k.isWarden():
 		k.warden()
 		return
-	case k.argv[0].known && strings.Contains(k.argv[0].val, "/") && k.runWritten(k.argv[0], ""):
+	case k.argv[0].known && strings.Contains(k.argv[0].val, "/") && k.runScript(k.argv[0], ""):
 		return // a script written earlier in the line, run by its path
 	}
 	k.envCode()

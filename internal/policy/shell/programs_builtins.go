@@ -108,7 +108,7 @@ func (k *call) source() {
 		return
 	}
 	k.script(f, false)
-	k.runWritten(f, "sh")
+	k.runScript(f, "sh")
 }
 
 // cd tracks the working directory as bash does: a bare cd goes home,

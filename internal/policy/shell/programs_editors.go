@@ -12,6 +12,11 @@ func editorPrograms() []program {
 			examples: []example{ex("vim -c ':!rm -rf /x' -c q", "delete:r /x", "via rm vim -c"), ex("vim +'silent !rm -rf /x'", "delete:r /x"),
 				ex("vim -c 'w /x/f' a", "write /x/f"), ex("vim -c 'call system(\"rm -rf /x\")'", "delete:r /x"),
 				ex("vim -c 'set ts=4' -c wq f.go", "!delete", "!exec")}},
+		{names: []string{"ed", "red"}, model: (*call).ed,
+			examples: []example{ex("ed -s f <<< $'!rm -rf /x\\nq'", "delete:r /x", "read /home/u/proj/f"),
+				ex("printf 'w !sh\\nq\\n' | ed -s f", "tag dynamic-exec"),
+				ex("ed -s f <<< $'a\\n!rm -rf /x\\n.\\nw\\nq'", "!delete", "write /home/u/proj/f"),
+				ex("red -s f <<< '!rm -rf /x'", "!delete")}},
 		{names: []string{"gdb", "cgdb", "gdb-multiarch"}, model: (*call).gdb,
 			examples: []example{ex("gdb -batch -ex 'shell rm -rf /x'", "delete:r /x", "via rm gdb -ex"), ex("gdb --eval-command='!rm -rf /x'", "delete:r /x"),
 				ex("gdb -ex 'python import shutil; shutil.rmtree(\"/x\")'", "delete:r /x"), ex("gdb -batch -ex run -ex bt ./a.out", "!delete")}},
@@ -23,7 +28,15 @@ func (k *call) vim() {
 	args := k.args
 	var edited []field
 	exMode := k.name == "ex"
+	var pending []field // the commands, judged once the edited files are known
 	defer func() {
+		k.edited = edited
+		for _, c := range pending {
+			k.exCmd(c, 0)
+		}
+		if exMode {
+			k.exStdin() // ex mode reads its commands on stdin
+		}
 		if k.bufWrite {
 			k.files(Write, edited, false) // :w, :wq, :x write the files being edited
 		}
@@ -51,10 +64,10 @@ func (k *call) vim() {
 		case v == "-c" || v == "--cmd":
 			if i+1 < len(args) {
 				i++
-				k.exCmd(args[i], 0)
+				pending = append(pending, args[i])
 			}
 		case strings.HasPrefix(v, "+") && len(v) > 1:
-			k.exCmd(sub(f, v[1:]), 0)
+			pending = append(pending, sub(f, v[1:]))
 		case v == "-S":
 			if i+1 < len(args) {
 				i++
@@ -131,6 +144,18 @@ func (k *call) exCmd(f field, depth int) {
 		switch name {
 		case "r", "re", "rea", "read", "w", "wr", "wri", "writ", "write", "wq", "x", "xi", "xit", "up", "update", "sav", "saveas", "wa", "wall", "wqa", "wqall", "xa", "xall":
 			if strings.HasPrefix(rest, "!") {
+				if strings.HasPrefix(name, "w") || name == "x" || name == "xi" || name == "xit" || name == "up" || name == "update" {
+					// :w !cmd hands the buffer to cmd
+					var file field
+					if len(k.edited) > 0 {
+						file = k.edited[0]
+					}
+					saved := k.c.stdin
+					k.c.stdin = k.bufferInput(file)
+					k.nested(sub(f, rest[1:]), k.name+" :w !", nil, false)
+					k.c.stdin = saved
+					return
+				}
 				k.nested(sub(f, rest[1:]), k.name+" -c", nil, false)
 				return
 			}

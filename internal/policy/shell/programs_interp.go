@@ -110,7 +110,7 @@ loop:
 	case len(ops) > 0 && !stdin && !(ops[0].known && (ops[0].val == "-" || ops[0].val == "/dev/stdin")):
 		k.script(ops[0], noexec)
 		if !noexec {
-			k.runWritten(ops[0], "sh")
+			k.runScript(ops[0], "sh")
 		}
 	default:
 		k.stdinCode(true)
@@ -294,7 +294,7 @@ loop:
 		}
 	case i < len(args) && !(args[i].known && args[i].val == "-"):
 		k.script(args[i], false)
-		k.runWritten(args[i], lang)
+		k.runScript(args[i], lang)
 		k.appScript(args[i], args[i+1:])
 	default:
 		k.stdinCode(false)
@@ -387,7 +387,7 @@ func (k *call) perl() {
 			return
 		}
 		k.script(rest[0], false)
-		k.runWritten(rest[0], "perl")
+		k.runScript(rest[0], "perl")
 		return
 	}
 	k.eff(Effect{Kind: Exec, Reason: "inline code (perl)"})

@@ -634,6 +634,13 @@ func (k *call) runWritten(f field, lang string) bool {
 	if !ok {
 		return false
 	}
+	k.runText(txt, f, lang)
+	return true
+}
+
+// runText analyses txt, the content of script f, as code of lang (its #!
+// line's language when lang is "", shell code when it names none).
+func (k *call) runText(txt string, f field, lang string) {
 	if lang == "" && strings.HasPrefix(txt, "#!") {
 		first, _, _ := strings.Cut(txt, "\n")
 		for _, l := range []string{"python", "node", "perl", "ruby", "php"} {
@@ -645,10 +652,9 @@ func (k *call) runWritten(f field, lang string) bool {
 	}
 	if lang != "" && lang != "sh" {
 		k.inlineCode(lit(txt), lang)
-		return true
+		return
 	}
 	k.nested(lit(txt), k.name+" "+f.val, []field{f}, false)
-	return true
 }
 
 // printedPaths returns the set of paths a pipeline stage prints when it is

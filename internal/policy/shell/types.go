@@ -133,6 +133,17 @@ type Options struct {
 	// discards a tree, a relative cd searches CDPATH's entries. Without
 	// it, those paths are taken as plain files and names.
 	IsDir func(path string) bool
+	// ReadFile, when set, returns the content of a script a command runs
+	// by its path (bash /tmp/x.sh, python3 a.py, source f, /tmp/x.sh): a
+	// regular file of at most max bytes, following symlinks as the kernel
+	// does. A file that does not exist answers an error wrapping
+	// fs.ErrNotExist; one that is larger, not a regular file or not
+	// readable answers another error. Without it, only scripts the line
+	// itself writes are read.
+	ReadFile func(path string, max int64) ([]byte, error)
+	// Workspace is the absolute workspace root, when there is one: a
+	// script inside it run directly (./gradlew) is the project's own.
+	Workspace string
 }
 
 // Tags for recognised operations (Command.Tags) and findings (Finding.Tag).
