@@ -248,3 +248,49 @@ func TestAgentsStartWithoutTheProgramGivesTheHintFirst(t *testing.T) {
 	}
 	d.stop()
 }
+
+// Shell completion offers what the daemon holds: session ids for
+// `sessions show` and `events --session` (they fell back to file names),
+// workspace names for `workspace remove`.
+func TestCompletionOffersWhatTheDaemonHolds(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	ws := filepath.Join(dir, "fix-login")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, data)
+	if _, body := d.post(t, preExecute("ses_complete", "c1", "ls", ws)); !strings.Contains(body, `"block":false`) {
+		t.Fatalf("ls: %s", body)
+	}
+	if _, errOut, code := warden(t, data, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %s", errOut)
+	}
+	complete := func(args ...string) string {
+		t.Helper()
+		// --data-dir goes first: __complete completes its last argument
+		cmd := exec.Command(binary, append([]string{"--data-dir", data, "__complete"}, args...)...)
+		cmd.Env = isolatedEnv(t, filepath.Join(dir, "home"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("__complete %v: %v", args, err)
+		}
+		return string(out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sessions", "show", ""}, "ses_complete\topencode " + ws},
+		{[]string{"events", "--session", ""}, "ses_complete\t"},
+		{[]string{"workspace", "remove", ""}, "fix-login\t"},
+	} {
+		out := complete(c.args...)
+		if !strings.Contains(out, c.want) || !strings.HasSuffix(strings.TrimSpace(out), ":4") { // 4: ShellCompDirectiveNoFileComp
+			t.Errorf("completion of %q:\n%s\nwant %q and no file names", strings.Join(c.args, " "), out, c.want)
+		}
+	}
+	if out := complete("sessions", "show", "ses_complete", ""); strings.Contains(out, "ses_complete") {
+		t.Errorf("a second session id offered:\n%s", out)
+	}
+}

@@ -175,6 +175,7 @@ columns.`,
 		},
 	}
 	cmd.Flags().StringVar(&q.Session, "session", "", "only this session")
+	_ = cmd.RegisterFlagCompletionFunc("session", sessionCompletion(o))
 	cmd.Flags().StringVar(&since, "since", "", "only events after this: a duration (10m, 2h, 3d), an RFC 3339 time, or a sequence number (global id without --session)")
 	cmd.Flags().StringSliceVar(&q.Types, "type", nil, "only these event types (repeat or comma-separate; tool.* for a family)")
 	cmd.Flags().StringSliceVar(&q.Decisions, "decision", nil, "only tool decisions: allow, deny, ask (repeat or comma-separate)")
@@ -383,12 +384,37 @@ func newSessionsCmd(o *options) *cobra.Command {
 	return cmd
 }
 
+// sessionCompletion completes a session id from the running daemon (every
+// session, control-door clients too), the most recent first, each with its
+// source and workspace.
+func sessionCompletion(o *options) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 { // sessions show takes one id
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		c, err := o.dial()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		list, err := c.ListSessions(cmd.Context(), true)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ids := make([]string, 0, len(list))
+		for _, s := range list {
+			ids = append(ids, s.ID+"\t"+s.Source+" "+s.Workspace)
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
 func newSessionShowCmd(o *options) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one session",
-		Args:  exactArgs(1, "a session id (list them with: warden sessions)"),
+		Use:               "show ID",
+		Short:             "Show one session",
+		Args:              exactArgs(1, "a session id (list them with: warden sessions)"),
+		ValidArgsFunction: sessionCompletion(o),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := o.dial()
 			if err != nil {
