@@ -203,8 +203,12 @@ func (e *eval) analyse() {
 		s := &subject{cmd: cm, tags: cm.Tags, attrs: normaliseAttrs(cm.Attrs), span: cm.Span.Text, argv: strings.Join(cm.Argv, " ")}
 		for _, ef := range cm.Effects {
 			s.effs = append(s.effs, e.place(ef))
+			placed := s.effs[len(s.effs)-1]
 			if ef.Follow {
-				s.effs = append(s.effs, e.followLinks(s.effs[len(s.effs)-1])...)
+				s.effs = append(s.effs, e.followLinks(placed)...)
+			}
+			if ef.Served {
+				s.effs = append(s.effs, e.servedFiles(placed)...)
 			}
 		}
 		e.subjects = append(e.subjects, s)

@@ -200,3 +200,45 @@ func TestP7LineEditorScripts(t *testing.T) {
 		{call: sh("vim -es -c 'set ff=unix' -c wq README.md < /dev/null"), want: Allow},
 	})
 }
+
+// TestP7ServersExposeTheirTree: a web or file server over a directory
+// exposes every file below it to whoever reaches the port, so serving a
+// tree that holds a secret (a .env at the top of the workspace, a key in a
+// public dir, a history) is exfiltration; serving a build output without
+// secrets stays allowed, whichever server and however its root is given.
+func TestP7ServersExposeTheirTree(t *testing.T) {
+	p, home, _, scratch, _ := p6Home(t, false)
+	app := scratch + "/app"
+	for name, body := range map[string]string{".env": "K=v", "dist/index.html": "<p>", "dist/assets/app.js": "x", "public/tls/site.key": "k",
+		"docs/notes.md": "n", "node_modules/x/.env": "K=v", "docs/keys/id_ed25519": "k"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(app, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(app, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh := p6Sh(app)
+	runCases(t, p, []decideCase{
+		{call: sh("python3 -m http.server 9000 --bind 0.0.0.0"), want: Deny},
+		{call: sh("python -m SimpleHTTPServer"), want: Deny},
+		{call: sh("php -S 0.0.0.0:8080"), want: Deny},
+		{call: sh("php -S :8080 -t public"), want: Deny},
+		{call: sh("busybox httpd -f -p 8081 -h ."), want: Deny},
+		{call: sh("ruby -run -e httpd . -p 8000"), want: Deny},
+		{call: sh("npx serve -l 5000"), want: Deny},
+		{call: sh("npx http-server public -p 8081"), want: Deny},
+		{call: sh("twistd -n web --path . --port tcp:8000"), want: Deny},
+		{call: sh("caddy file-server --listen :2015 --root public"), want: Deny},
+		{call: sh("cd public && python3 -m http.server"), want: Deny},
+		{call: sh("python3 -m http.server --directory " + home), want: Deny},
+		{call: sh("python3 -m http.server -d docs"), want: Deny}, // a key two levels down
+		// a tree without secrets
+		{call: sh("python3 -m http.server -d dist 8000"), want: Allow},
+		{call: sh("cd dist && python3 -m http.server"), want: Allow},
+		{call: sh("php -S localhost:8000 -t dist"), want: Allow},
+		{call: sh("npx serve dist"), want: Allow},
+		{call: sh("busybox httpd -f -p 8081 -h dist"), want: Allow},
+		{call: sh("twistd -n web --path dist/assets"), want: Allow},
+	})
+}

@@ -460,7 +460,10 @@ func (k *call) webServer() {
 
 // serve records a web server over dir listening at addr.
 func (k *call) serve(dir field, addr string) {
-	k.file(Read, dir, true)
+	if e, ok := k.a.target(k.st, Read, dir, true); ok {
+		e.Served = !e.Unknown
+		k.eff(e)
+	}
 	k.eff(Effect{Kind: Network, Target: addr, Reason: "serves " + dir.text(k.c)})
 	k.tag(TagUpload)
 }

@@ -48,6 +48,10 @@ type Effect struct {
 	// meets below Target (find -L, grep -R, zip -r, rsync -L, cp -L -r,
 	// tar -h): what the links lead to is read too.
 	Follow bool `json:"follow,omitempty"`
+	// Served is set for the tree a server exposes to the network (python3
+	// -m http.server, php -S, busybox httpd, serve, …): every file below
+	// Target can be fetched, so each is read and sent.
+	Served bool `json:"served,omitempty"`
 }
 
 // Span locates a piece of the analysed input.
