@@ -186,6 +186,14 @@ func (e *eval) analyse() {
 		}
 		if e.p.roots.home != "" {
 			opts.Env["HOME"] = e.p.roots.home
+			// the XDG base directories the daemon was not given are their
+			// defaults: the agent runs as the same user, and a path spelled
+			// through them names the dirs its programs (and warden) use
+			for v, d := range xdgDefaults {
+				if _, ok := opts.Env[v]; !ok {
+					opts.Env[v] = filepath.Join(e.p.roots.home, d)
+				}
+			}
 		}
 		// the first temp dir is the one mktemp and $TMPDIR use
 		if len(e.p.roots.temps) > 0 {
@@ -217,6 +225,12 @@ func (e *eval) analyse() {
 		e.subjects = append(e.subjects, &subject{tags: []string{f.Tag}, span: f.Span.Text})
 	}
 	e.markWardenSignals()
+}
+
+// xdgDefaults are the XDG base directory variables and their defaults
+// below the home directory.
+var xdgDefaults = map[string]string{
+	"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config", "XDG_STATE_HOME": ".local/state", "XDG_CACHE_HOME": ".cache",
 }
 
 // TagParseError tags a command line the shell parser could not read.

@@ -499,22 +499,64 @@ func (k *call) gitConfigCode(kv field) {
 		return
 	}
 	key = strings.ToLower(key)
-	switch {
-	case strings.HasPrefix(key, "alias."), key == "credential.helper":
-		if !strings.HasPrefix(val, "!") {
-			return
-		}
-		val = val[1:]
-	case strings.HasPrefix(key, "pager."), strings.HasSuffix(key, ".textconv"), strings.HasPrefix(key, "diff.") && strings.HasSuffix(key, ".command"):
-	default:
-		switch key {
-		case "core.sshcommand", "core.pager", "core.editor", "core.fsmonitor", "core.askpass", "sequence.editor",
-			"diff.external", "gpg.program", "gpg.ssh.program", "uploadpack.packobjectshook", "core.gitproxy":
-		default:
-			return
-		}
+	if key == "core.hookspath" {
+		k.gitHooksPath(sub(kv, val))
+		return
 	}
-	k.nested(sub(kv, val), "git -c "+key, nil, false)
+	k.gitCommandValue(key, sub(kv, val), "git -c ")
+}
+
+// gitCommandKey reports whether a (lower-cased) git config key holds a
+// command git runs, and whether the command is the value only after a
+// leading "!" (aliases and credential helpers; without it they name a git
+// subcommand or a git-credential-NAME program).
+func gitCommandKey(key string) (command, bang bool) {
+	switch {
+	case strings.HasPrefix(key, "alias."), key == "credential.helper", strings.HasPrefix(key, "credential.") && strings.HasSuffix(key, ".helper"):
+		return true, true
+	case strings.HasPrefix(key, "pager."), strings.HasSuffix(key, ".textconv"),
+		strings.HasPrefix(key, "diff.") && strings.HasSuffix(key, ".command"),
+		strings.HasPrefix(key, "filter.") && (strings.HasSuffix(key, ".clean") || strings.HasSuffix(key, ".smudge") || strings.HasSuffix(key, ".process")),
+		strings.HasPrefix(key, "merge.") && strings.HasSuffix(key, ".driver"),
+		strings.HasPrefix(key, "mergetool.") && strings.HasSuffix(key, ".cmd"),
+		strings.HasPrefix(key, "difftool.") && strings.HasSuffix(key, ".cmd"):
+		return true, false
+	}
+	switch key {
+	case "core.sshcommand", "core.pager", "core.editor", "core.fsmonitor", "core.askpass", "sequence.editor",
+		"diff.external", "gpg.program", "gpg.ssh.program", "gpg.x509.program", "uploadpack.packobjectshook", "core.gitproxy":
+		return true, false
+	}
+	return false, false
+}
+
+// gitCommandValue judges the value of a command-valued git config key as
+// the command it is (as the rebase todo's exec lines an editor writes,
+// for the editors). It reports whether the value was judged: a value not
+// known at check time is not (it runs as dynamic code).
+func (k *call) gitCommandValue(key string, val field, via string) bool {
+	command, bang := gitCommandKey(key)
+	if !command {
+		return false
+	}
+	if val.known {
+		v := strings.TrimSpace(val.val)
+		if bang {
+			if !strings.HasPrefix(v, "!") {
+				return true // a git subcommand or a git-credential-NAME helper
+			}
+			v = v[1:]
+		}
+		if key == "core.fsmonitor" && (v == "true" || v == "false") {
+			return true // git's own daemon
+		}
+		val = sub(val, v)
+	}
+	k.nested(val, via+key, nil, false)
+	if key == "sequence.editor" || key == "core.editor" {
+		k.todoExecs(val, via+key)
+	}
+	return val.known
 }
 
 func (k *call) gitConfig(rest []field) {
@@ -559,7 +601,26 @@ func (k *call) gitConfig(rest []field) {
 	if len(ops) > 0 {
 		k.attr("key", ops[0].text(k.c))
 	}
+	if len(ops) >= 2 && ops[0].known && !p.has("unset", "unset-all", "remove-section", "rename-section", "e", "edit") {
+		// a key whose value is a command: the command is judged as itself
+		// (git config core.pager 'less -R' runs less)
+		key := strings.ToLower(ops[0].val)
+		if k.gitCommandValue(key, ops[1], "git config ") {
+			k.attr("value", "judged")
+		}
+	}
 	k.file(Write, target, false)
+}
+
+// gitHooksPath records the directory git -c core.hooksPath=DIR points
+// at, as an Exec of what is there: git runs the hooks found in it. (git
+// config core.hooksPath, which makes it last, is denied by its key.)
+func (k *call) gitHooksPath(dir field) {
+	if e, ok := k.a.target(k.st, Exec, dir, true); ok {
+		e.Reason = "git runs the hooks in this directory"
+		k.eff(e)
+		k.attr("hooks", "path")
+	}
 }
 
 // gitRemote records the remotes git remote add / set-url point elsewhere

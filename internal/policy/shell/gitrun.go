@@ -27,6 +27,9 @@ func (k *call) gitEnv() {
 			continue
 		}
 		k.nested(f, "git "+name, nil, false)
+		if strings.HasSuffix(name, "EDITOR") || name == "VISUAL" {
+			k.todoExecs(f, "git "+name)
+		}
 	}
 	if f, ok := k.envVar("GIT_SSH"); ok {
 		// a program, not a command line
@@ -136,4 +139,75 @@ func (k *call) gitRuns(sc string, rest []field) {
 		}
 	case "for-each-repo", "worktree":
 	}
+}
+
+// todoExecs judges the commands an editor command writes into a rebase
+// todo list: git rebase -i hands its todo to the sequence editor (or the
+// editor), and runs each "exec CMD" (or "x CMD") line in it with the
+// shell. An editor given as a command line that carries such a line in its
+// text (sed -i '1i exec rm -rf ~/x', a printf or echo of one) makes git
+// run that command: it is judged as itself.
+func (k *call) todoExecs(editor field, via string) {
+	if !editor.known {
+		return
+	}
+	v := editor.val
+	for i := 0; i < len(v); {
+		j := todoExecAt(v, i)
+		if j < 0 {
+			return
+		}
+		end := j
+		for end < len(v) && v[end] != '\n' && v[end] != '\'' && v[end] != '"' && !(v[end] == '\\' && end+1 < len(v) && v[end+1] == 'n') {
+			end++
+		}
+		if cmd := strings.TrimSpace(v[j:end]); cmd != "" {
+			k.nested(sub(editor, cmd), via+" rebase todo exec", nil, false)
+		}
+		i = end
+	}
+}
+
+// todoExecAt returns the index just after the next "exec " or "x " that
+// starts a todo line in s at or after from (at the start, or after a
+// newline, a quote, an escaped newline or a sed insert/append/change
+// command), or -1.
+func todoExecAt(s string, from int) int {
+	for i := from; i < len(s); i++ {
+		var w int
+		switch {
+		case strings.HasPrefix(s[i:], "exec ") || strings.HasPrefix(s[i:], "exec\t"):
+			w = 5
+		case strings.HasPrefix(s[i:], "x "):
+			w = 2
+		default:
+			continue
+		}
+		if i == 0 || todoLineStart(s[:i]) {
+			return i + w
+		}
+	}
+	return -1
+}
+
+// todoLineStart reports whether what precedes a word makes it the start of
+// a line git reads: a newline (real or \n), a quote, or a sed a/i/c
+// command (1i exec …, $a\ exec …).
+func todoLineStart(before string) bool {
+	b := strings.TrimRight(before, " \t")
+	if b == "" {
+		return true
+	}
+	switch c := b[len(b)-1]; {
+	case c == '\n', c == '\'', c == '"':
+		return true
+	case strings.HasSuffix(b, "\\n"), strings.HasSuffix(b, "\\"):
+		return true
+	case c == 'i' || c == 'a' || c == 'c':
+		// sed's insert/append/change after an address: 1i, $a, /re/c
+		p := b[:len(b)-1]
+		return p == "" || strings.HasSuffix(p, "'") || strings.HasSuffix(p, "\"") || strings.HasSuffix(p, " ") ||
+			strings.TrimRight(p, "0123456789$/,") != p
+	}
+	return false
 }

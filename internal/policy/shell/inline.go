@@ -244,6 +244,7 @@ func (k *call) inlineCodeDepth(code field, lang string, depth int) {
 		}
 	}
 	k.codeSecretEnv(src)
+	k.codeCredStores(src)
 	if k.codeSends(src, sc) {
 		// the files it opens, recorded below, may be what it sends
 		defer k.codeUploads(src, len(k.cmd.Effects))

@@ -371,7 +371,7 @@ func (k *call) netcat() {
 	if p.has("e", "c", "exec", "sh-exec", "lua-exec") {
 		k.remoteExec(k.name + " connects a program to the network (remote shell)")
 	}
-	unix := p.has("unixsock") || p.has("U") && (k.name == "nc" || k.name == "netcat")
+	unix := p.has("unixsock") || p.has("U") && (k.name == "nc" || k.name == "netcat" || k.name == "ncat")
 	for _, o := range p.ops {
 		if o.known && !isDigits(o.val) {
 			if unix {
