@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/warden-dev/warden/internal/daemon"
 	"github.com/warden-dev/warden/internal/integrations/opencode"
@@ -107,7 +108,21 @@ answer, or when what answers is not warden.`,
 	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove warden's plugin")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&allowTemp, "allow-temp-binary", false, "install even when this warden is a temporary `go run` build")
+	// install claude says --user for the user's own settings: the same
+	// word works here
+	flagAlias(cmd, "user", "global")
 	return cmd
+}
+
+// flagAlias makes --alias a second name of cmd's flag --name (not listed
+// in the help).
+func flagAlias(cmd *cobra.Command, alias, name string) {
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, n string) pflag.NormalizedName {
+		if n == alias {
+			n = name
+		}
+		return pflag.NormalizedName(n)
+	})
 }
 
 // describeMonitor says where the installed plugin will find warden: the data

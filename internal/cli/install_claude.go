@@ -93,6 +93,9 @@ For the same reason, a temporary build (go run) is refused: install warden with
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&allowTemp, "allow-temp-binary", false, "install even when the hook's warden is a temporary `go run` build")
 	cmd.Flags().StringVar(&binary, "binary", "", "the warden program the hooks run (default: this one)")
+	// install opencode says --global for the user's own config: the same
+	// word works here
+	flagAlias(cmd, "global", "user")
 	return cmd
 }
 

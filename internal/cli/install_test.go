@@ -102,3 +102,29 @@ func TestInstallOpenCodeFindsTheDaemon(t *testing.T) {
 		t.Fatalf("other port: %d %q", code, out)
 	}
 }
+
+// install opencode --global and install claude --user mean the same (the
+// user's own config): each takes the other's word too.
+func TestInstallUserAndGlobalAreOneFlag(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("WARDEN_DATA_DIR", t.TempDir())
+	bin := filepath.Join(t.TempDir(), "warden")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	withSelf(t, bin)
+	if _, errOut, code := runCLI(t, "install", "claude", "--global"); code != 0 {
+		t.Fatalf("install claude --global: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "settings.json")); err != nil {
+		t.Fatalf("install claude --global did not write the user's settings: %v", err)
+	}
+	if _, errOut, code := runCLI(t, "install", "opencode", "--user"); code != 0 {
+		t.Fatalf("install opencode --user: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "opencode", "plugin", "warden-monitor.js")); err != nil {
+		t.Fatalf("install opencode --user did not install the user's plugin: %v", err)
+	}
+}

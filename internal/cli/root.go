@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/warden-dev/warden/internal/config"
 	"github.com/warden-dev/warden/internal/daemon"
@@ -84,6 +85,16 @@ Start the daemon with "warden serve", then point agents at it.`,
 	root.InitDefaultHelpFlag()
 	root.InitDefaultCompletionCmd()
 	suggestSubcommands(root)
+	// a wrong flag points at the help of the command it was given to
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		hint := ""
+		if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+			if near := nearFlags(c, name); len(near) > 0 {
+				hint = "\n\nDid you mean this?\n\t--" + strings.Join(near, "\n\t--")
+			}
+		}
+		return fmt.Errorf("%w%s\nRun '%s --help' for usage", err, hint, c.CommandPath())
+	})
 	return root
 }
 
@@ -136,6 +147,15 @@ func unknownSubcommand(cmd *cobra.Command, name string) error {
 		for _, n := range s {
 			msg += "\t" + n + "\n"
 		}
+	} else {
+		// nothing near: say what there is
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		msg += fmt.Sprintf("\n%s has: %s", cmd.CommandPath(), strings.Join(names, ", "))
 	}
 	return fmt.Errorf("%s\nRun '%s --help' for usage", strings.TrimRight(msg, "\n"), cmd.CommandPath())
 }
@@ -212,4 +232,40 @@ func (o *options) printJSON(v any) error {
 
 func (o *options) table() *tabwriter.Writer {
 	return tabwriter.NewWriter(o.stdout, 0, 4, 2, ' ', 0)
+}
+
+// nearFlags returns the names of c's flags within two edits of name (or
+// that it is a prefix of), for "did you mean".
+func nearFlags(c *cobra.Command, name string) []string {
+	var out []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if editDistance(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			out = append(out, f.Name)
+		}
+	})
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

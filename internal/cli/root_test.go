@@ -42,3 +42,32 @@ func TestVersionAndHelpFlagsAmongGlobalFlags(t *testing.T) {
 		}
 	}
 }
+
+// A mistake says where to look next: an unknown subcommand with nothing
+// near lists what there is, an unknown flag names the nearest flags and
+// the help of the command it was given to (not the root's).
+func TestMistakesSayWhatToDoNext(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"policy", "nonsense"}, []string{`unknown command "nonsense"`, "warden policy has: check, default, eval, explain, revoke, rules, test", "Run 'warden policy --help'"}},
+		{[]string{"workspace", "lst"}, []string{"Did you mean this?", "\tlist", "Run 'warden workspace --help'"}},
+		{[]string{"agents", "--jsn"}, []string{"unknown flag: --jsn", "Did you mean this?\n\t--json", "Run 'warden agents --help'"}},
+		{[]string{"events", "--tpe", "x"}, []string{"\t--type", "Run 'warden events --help'"}},
+		{[]string{"install", "claude", "--zzzzzz"}, []string{"unknown flag: --zzzzzz", "Run 'warden install claude --help'"}},
+	} {
+		_, errOut, code := runCLI(t, c.args...)
+		if code == 0 {
+			t.Errorf("warden %s: exit 0", strings.Join(c.args, " "))
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("warden %s: stderr lacks %q:\n%s", strings.Join(c.args, " "), w, errOut)
+			}
+		}
+		if strings.Contains(errOut, "Run 'warden --help'") {
+			t.Errorf("warden %s points at the root's help:\n%s", strings.Join(c.args, " "), errOut)
+		}
+	}
+}
