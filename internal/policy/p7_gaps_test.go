@@ -43,7 +43,25 @@ func TestP7ReflectionNamesAFunction(t *testing.T) {
 		{call: bash(`python3 -c "import inspect, os; dict(inspect.getmembers(os))['system']('id')"`), want: Ask},
 		{call: bash(`python3 -c "import sys; m = sys.modules[sys.argv[1]]; m.system('ls')" os`), want: Ask},
 		{call: bash(`python3 -c "import os; os.__getattribute__(input())('ls')"`), want: Ask},
+		// the global object, adjacent literals, Reflect, getattr handed around,
+		// a variable function whose name is computed, the runtime's internals
+		{call: bash(`node -e "globalThis['ev' + 'al']('require(\"child_process\").execSync(\"rm -rf ~/Music\")')"`), want: Deny},
+		{call: bash(`node -e "window.eval('require(\"fs\").rmSync(\"/etc/nginx\", {recursive: true})')"`), want: Deny},
+		{call: bash(`node -e "Reflect.get(require('child_process'), 'exec' + 'Sync')('rm -rf ~/Music')"`), want: Deny},
+		{call: bash(`node -e "Reflect.get(require('child_process'), process.argv[1])('id')" execSync`), want: Ask},
+		{call: bash(`node -e "process.binding('spawn_sync').spawn({file: 'sh'})"`), want: Ask},
+		{call: bash(`python3 -c "import os; getattr(os, 'po' 'pen')('rm -rf ~/Music')"`), want: Deny},
+		{call: bash(`python3 -c "getattr(__builtins__, 'ex' + 'ec')('import shutil; shutil.rmtree(\"/srv/www\")')"`), want: Deny},
+		{call: bash(`python3 -c "import functools, os; functools.reduce(getattr, ['popen'], os)('id')"`), want: Ask},
+		{call: bash(`php -r '$f = strrev("metsys"); $f("id");'`), want: Ask},
+		{call: bash(`perl -e 'my $f = $ARGV[0]; &$f("id")' "$NAME"`), want: Ask},
+		{call: bash(`perl -e 'my $f = $ARGV[0]; &$f("rm -rf /srv/www")' system`), want: Deny},
 		// everyday look-alikes
+		{call: bash(`node -e "console.log(globalThis.process.version)"`), want: Allow},
+		{call: bash(`node -e "const o = {a: 1}; console.log(Reflect.get(o, 'a'))"`), want: Allow},
+		{call: bash(`php -r '$f = function ($x) { return $x * 2; }; echo $f(2);'`), want: Allow},
+		{call: bash(`perl -e 'my $f = sub { 2 * shift }; print $f->(3)'`), want: Allow},
+		{call: bash(`python3 -c "print('a' 'b')"`), want: Allow},
 		{call: bash(`python3 -c "import operator; rows = [(2, 'b'), (1, 'a')]; print(sorted(rows, key=operator.itemgetter(0)))"`), want: Allow},
 		{call: bash(`python3 -c "import operator; print(list(map(operator.methodcaller('strip'), [' a '])))"`), want: Allow},
 		{call: bash(`python3 -c "import operator; print(operator.attrgetter('real')(3))"`), want: Allow},
@@ -126,6 +144,13 @@ func TestP7ScriptsRunByPath(t *testing.T) {
 	write(ws+"/tools/bad.sh", "rm -rf ~/Documents\n", 0o644)
 	write(scratch+"/big.sh", "echo x\n"+strings.Repeat("# padding\n", 30000), 0o644)
 	write(scratch+"/bin.sh", "\x7fELF\x00\x01", 0o755)
+	write(scratch+"/w.awk", "BEGIN { system(\"rm -rf ~/Documents\") }\n", 0o644)
+	write(scratch+"/w.sed", "1e shred -u ~/.bashrc\n", 0o644)
+	write(scratch+"/w.vim", ":silent !rm -rf ~/Documents\n", 0o644)
+	write(scratch+"/w.gdb", "shell rm -rf ~/Documents\n", 0o644)
+	write(scratch+"/w.exp", "exec rm -rf ~/Documents\n", 0o644)
+	write(scratch+"/w.js", "require('fs').rmSync(require('os').homedir() + '/Documents', {recursive: true})\n", 0o644)
+	write(ws+"/tools/fmt.sed", "s/[[:space:]]*$//\n", 0o644)
 	if err := os.Symlink(wipe, ws+"/innocent.sh"); err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +171,16 @@ func TestP7ScriptsRunByPath(t *testing.T) {
 		{call: sh("perl " + scratch + "/w.pl"), want: Deny},
 		{call: sh("bash " + scratch + "/send.sh"), want: Deny},
 		{call: sh("bash tools/bad.sh"), want: Deny},
+		// every program that reads its program from a file
+		{call: sh("awk -f " + scratch + "/w.awk /dev/null"), want: Deny},
+		{call: sh("sed -f " + scratch + "/w.sed README.md"), want: Deny},
+		{call: sh("vim -S " + scratch + "/w.vim README.md"), want: Deny},
+		{call: sh("gdb -batch -x " + scratch + "/w.gdb"), want: Deny},
+		{call: sh("expect " + scratch + "/w.exp"), want: Deny},
+		{call: sh("deno run -A " + scratch + "/w.js"), want: Deny},
+		{call: sh("bun " + scratch + "/w.js"), want: Deny},
+		{call: sh("at -f " + scratch + "/w.sh now"), want: Deny},
+		{call: sh("sed -i -f tools/fmt.sed README.md"), want: Allow},
 		// a link is followed to what the kernel runs
 		{call: sh("bash innocent.sh"), want: Deny},
 		{call: sh("./innocent.sh"), want: Deny},

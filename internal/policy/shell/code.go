@@ -73,6 +73,7 @@ var sinks = map[string]map[string]sinkKind{
 		"Deno.run": skCmdOption, "Deno.Command": skProgOption,
 		"eval": skEval, "Function": skEval, "vm.runInThisContext": skEval, "vm.runInNewContext": skEval,
 		"vm.runInContext": skEval, "vm.Script": skEval, "child_process.__dynamic__": skDynamic,
+		"process.binding": skDynamic, "process._linkedBinding": skDynamic, "process.dlopen": skDynamic,
 	},
 	"ruby": {
 		"system": skShellArgv, "exec": skShellArgv, "spawn": skShellArgv, "Kernel.system": skShellArgv,
@@ -157,6 +158,10 @@ type codeScan struct {
 	tainted map[string]bool
 	imports []string  // modules imported by name (python)
 	walked  *[]string // walkRoots, once computed
+	// funcVals are variables assigned a function literal (perl's sub {…},
+	// php's function () {…} and fn () =>): calling one calls the code's own
+	// function
+	funcVals map[string]bool
 }
 
 // maxCodeDepth bounds eval-of-a-literal recursion in inline code.
@@ -242,7 +247,7 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 	isS := func(i int) bool { return i < len(in) && in[i].kind == cStr && !in[i].interp }
 	for i := 0; i < len(in); i++ {
 		t := in[i]
-		if t.kind == cIdent && s.lang == "python" {
+		if t.kind == cIdent && (s.lang == "python" || s.lang == "js") {
 			if o, j, ok := s.pyReflect(in, i, out); ok {
 				out, i = o, j
 				continue
@@ -474,6 +479,18 @@ func closeParen(ts []ctok, i int) int {
 // resolve maps a name through the imports and aliases of the program.
 func (s *codeScan) resolve(n string) string {
 	n = strings.TrimPrefix(n, "new.")
+	switch {
+	case s.lang == "python" && (n == "__builtins__" || strings.HasPrefix(n, "__builtins__.")):
+		n = "builtins" + n[len("__builtins__"):]
+	case s.lang == "js":
+		// globalThis.eval, window["eval"], global.process: the global object's members are the globals
+		for _, g := range []string{"globalThis.", "global.", "window.", "self."} {
+			if rest, ok := strings.CutPrefix(n, g); ok && rest != "" {
+				n = rest
+				break
+			}
+		}
+	}
 	if a, ok := s.alias[n]; ok {
 		return a
 	}
@@ -615,6 +632,12 @@ func (s *codeScan) bindings() {
 			if r := s.resolve(ts[j+1].val); r != name {
 				s.alias[name] = r
 			}
+		}
+		if j+1 < len(ts) && ts[j+1].kind == cIdent && (ts[j+1].val == "sub" || ts[j+1].val == "function" || ts[j+1].val == "fn" || ts[j+1].val == "static") {
+			if s.funcVals == nil {
+				s.funcVals = map[string]bool{}
+			}
+			s.funcVals[name] = true
 		}
 		v := s.eval(ts[j+1 : e])
 		if v.fetch {
@@ -996,14 +1019,18 @@ func (s *codeScan) scan() {
 			continue
 		}
 		name := s.resolve(t.val)
-		if (s.lang == "php" || s.lang == "perl") && strings.HasPrefix(t.val, "$") && i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "(" {
-			// $f("…") calls the function whose name $f holds
+		if (s.lang == "php" || s.lang == "perl") && strings.HasPrefix(t.val, "$") && !strings.Contains(t.val, ".") && i+1 < len(ts) && ts[i+1].kind == cPunct && ts[i+1].val == "(" {
+			// $f("…") calls the function whose name $f holds; a name not
+			// known at check time (str_rot13("…"), $argv[1]) is a function
+			// not known, unless $f holds a function of the code's own
 			if v, ok := s.vars[t.val]; ok && v.kind == 's' {
 				if v.partial {
 					name = dynName
 				} else {
 					name = s.resolve(v.s)
 				}
+			} else if _, aliased := s.alias[t.val]; !aliased && !s.funcVals[t.val] && !s.multi[t.val] {
+				name = dynName
 			}
 		}
 		sk, strong := s.sinkOf(name)

@@ -24,6 +24,16 @@ func foldConcat(in []ctok, lang string) []ctok {
 		op = "."
 	}
 	plainStr := func(i int) bool { return i >= 0 && i < len(in) && in[i].kind == cStr && !in[i].interp }
+	if lang == "python" || lang == "c" {
+		// adjacent literals are one: "sys" "tem"
+		for i := 0; i+1 < len(in); i++ {
+			if plainStr(i) && plainStr(i+1) {
+				merged := append(append(make([]ctok, 0, len(in)), in[:i]...), ctok{kind: cStr, val: in[i].val + in[i+1].val})
+				in = append(merged, in[i+2:]...)
+				i--
+			}
+		}
+	}
 	var out []ctok
 	for i := 0; i < len(in); i++ {
 		if !plainStr(i) || !(i+2 < len(in) && in[i+1].kind == cPunct && in[i+1].val == op && plainStr(i+2)) {
@@ -67,7 +77,37 @@ func (s *codeScan) pyReflect(in []ctok, i int, out []ctok) ([]ctok, int, bool) {
 	t := in[i]
 	name := s.resolve(t.val)
 	last := lastName(name)
+	if s.lang == "js" {
+		if name == "Reflect.get" && isP(i+1, "(") {
+			// Reflect.get(OBJ, NAME) is OBJ[NAME]
+			j := closeParen(in, i+1)
+			if j < 0 {
+				return out, i, false
+			}
+			args := splitArgs(in[i+2 : j])
+			if len(args) != 2 {
+				return out, i, false
+			}
+			obj := s.normalise(args[0])
+			if len(obj) != 1 || obj[0].kind != cIdent {
+				return out, i, false
+			}
+			o := s.resolve(obj[0].val)
+			if m, ok := litName(args[1]); ok {
+				out = appendIdent(out, ctok{kind: cIdent, val: o + "." + m})
+			} else {
+				out = appendIdent(out, ctok{kind: cIdent, val: o + "." + dynName})
+			}
+			return out, j, true
+		}
+		return out, i, false
+	}
 	switch {
+	case (t.val == "getattr" || name == "builtins.getattr" || name == "operator.attrgetter" || name == "operator.methodcaller") && !isP(i+1, "("):
+		// getattr handed to other code as a function (functools.reduce(
+		// getattr, names, os)): the lookups it makes are not followed
+		out = appendIdent(out, ctok{kind: cIdent, val: dynName})
+		return out, i, true
 	case (last == "methodcaller" || last == "attrgetter") && isP(i+1, "("):
 		// methodcaller(NAME, ARGS…)(OBJ) is OBJ.NAME(ARGS…);
 		// attrgetter(NAME)(OBJ) is OBJ.NAME

@@ -72,7 +72,7 @@ func (k *call) vim() {
 			if i+1 < len(args) {
 				i++
 				k.file(Read, args[i], false)
-				if txt, ok := k.writtenScript(args[i]); ok {
+				if txt, ok := k.scriptText(args[i]); ok {
 					for _, l := range strings.Split(txt, "\n") {
 						k.exCmd(lit(l), 0)
 					}
@@ -251,7 +251,7 @@ func (k *call) gdb() {
 				f = sub(f, val)
 			}
 			k.file(Read, f, false)
-			if txt, ok := k.writtenScript(f); ok {
+			if txt, ok := k.scriptText(f); ok {
 				for _, l := range strings.Split(txt, "\n") {
 					k.gdbCmd(lit(l))
 				}

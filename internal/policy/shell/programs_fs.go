@@ -275,7 +275,7 @@ func (k *call) sed() {
 			k.sedScript(e)
 		}
 		for _, f := range scripts {
-			if txt, ok := k.writtenScript(f); ok {
+			if txt, ok := k.scriptText(f); ok {
 				k.sedScript(lit(txt))
 			}
 		}

@@ -314,6 +314,9 @@ func (k *call) deno() {
 		p := parseOpts(k.args[1:], spec{long: []string{"config", "import-map", "lock", "cert", "location", "seed", "v8-flags", "inspect", "env-file"}, stop: true})
 		if len(p.ops) > 0 {
 			k.script(p.ops[0], false)
+			if !strings.Contains(p.ops[0].val, "://") {
+				k.runScript(p.ops[0], "js")
+			}
 		}
 	case "eval":
 		k.eff(Effect{Kind: Exec, Reason: "inline code (deno eval)"})
@@ -332,6 +335,9 @@ func (k *call) deno() {
 	default:
 		if strings.HasSuffix(k.args[0].val, ".ts") || strings.HasSuffix(k.args[0].val, ".js") || strings.Contains(k.args[0].val, "://") {
 			k.script(k.args[0], false)
+			if !strings.Contains(k.args[0].val, "://") {
+				k.runScript(k.args[0], "js")
+			}
 		}
 	}
 }

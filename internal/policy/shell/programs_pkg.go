@@ -226,10 +226,12 @@ func (k *call) jsPM() {
 		}
 		if k.name == "bun" && sc == "run" && len(rest) > 0 && rest[0].known && (strings.HasSuffix(rest[0].val, ".ts") || strings.HasSuffix(rest[0].val, ".js")) {
 			k.script(rest[0], false)
+			k.runScript(rest[0], "js")
 		}
 	default:
 		if k.name == "bun" && (strings.HasSuffix(sc, ".ts") || strings.HasSuffix(sc, ".js") || strings.HasSuffix(sc, ".tsx")) {
 			k.script(p.ops[0], false)
+			k.runScript(p.ops[0], "js")
 		} else if k.name != "npm" && k.name != "cnpm" {
 			k.npmRunScript(sc) // yarn x, pnpm x: a script by name
 		}

@@ -336,7 +336,7 @@ func (k *call) awk() {
 	progs := p.all("f", "file", "E", "exec")
 	k.files(Read, progs, false)
 	for _, f := range progs {
-		k.runWritten(f, "awk")
+		k.runScript(f, "awk")
 	}
 	if !p.has("f", "file", "E", "exec") && len(ops) > 0 {
 		if ops[0].known {

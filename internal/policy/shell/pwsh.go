@@ -204,7 +204,7 @@ func (k *call) pwsh() {
 		if !strings.HasPrefix(v, "-") || v == "-" {
 			if k.name == "pwsh" || k.name == "pwsh.exe" {
 				k.script(f, false)
-				k.runWritten(f, "pwsh")
+				k.runScript(f, "pwsh")
 				return
 			}
 			k.pwshCommand(args[i:])
@@ -235,7 +235,7 @@ func (k *call) pwsh() {
 					return
 				}
 				k.script(args[i+1], false)
-				k.runWritten(args[i+1], "pwsh")
+				k.runScript(args[i+1], "pwsh")
 			}
 			return
 		case p == "ex" || p == "ep" || strings.HasPrefix("executionpolicy", p) && len(p) > 2,

@@ -74,7 +74,7 @@ func (k *call) atCmd() {
 	k.eff(Effect{Kind: Exec, Reason: "commands scheduled with " + k.name})
 	if f, ok := p.get("f", "file"); ok {
 		k.script(f, false)
-		k.runWritten(f, "sh")
+		k.runScript(f, "sh")
 		return
 	}
 	k.stdinCode(true)
@@ -292,12 +292,12 @@ func (k *call) expect() {
 	}
 	if f, ok := p.get("f"); ok {
 		k.script(f, false)
-		k.runWritten(f, "expect")
+		k.runScript(f, "expect")
 		return
 	}
 	if len(p.ops) > 0 && !(p.ops[0].known && p.ops[0].val == "-") {
 		k.script(p.ops[0], false)
-		k.runWritten(p.ops[0], "expect")
+		k.runScript(p.ops[0], "expect")
 		return
 	}
 	if len(codes) == 0 {

@@ -45,50 +45,78 @@ func (k *call) runScript(f field, lang string) bool {
 
 // runDisk judges a script that exists on disk by its content.
 func (k *call) runDisk(f field, lang string) bool {
+	txt, st := k.diskText(f, lang == "")
+	if st == diskText {
+		k.runText(txt, f, lang)
+	}
+	return st != diskNone
+}
+
+// What diskText found.
+const (
+	diskNone   = iota // not read: out of scope, missing, a directory, a program
+	diskText          // read: the text
+	diskUnread        // cannot be read, or not text: asked (dynamic)
+)
+
+// scriptText is the content of a script file a program reads its program
+// from (awk -f, sed -f, vim -S, gdb -x): written earlier in the line, or
+// read from disk (one that cannot be read asks).
+func (k *call) scriptText(f field) (string, bool) {
+	if txt, ok := k.writtenScript(f); ok {
+		return txt, true
+	}
+	txt, st := k.diskText(f, false)
+	return txt, st == diskText
+}
+
+// diskText reads script f from disk for its content. direct says it is
+// run directly (./x): a file that is not a script is a program, and the
+// project's own scripts are not read.
+func (k *call) diskText(f field, direct bool) (string, int) {
 	rd := k.a.opts.ReadFile
 	if rd == nil || !f.known || f.proc || f.glob || f.val == "" || f.val == "-" {
-		return false
+		return "", diskNone
 	}
-	direct := lang == ""
 	e, ok := k.a.target(k.st, Read, k.home(f), false)
 	if !ok || e.Unknown || e.Target == "" {
-		return false
+		return "", diskNone
 	}
 	if r := k.a.opts.Resolve; r != nil {
 		e.Target = r(e.Target) // where the kernel goes: ./x.sh -> /tmp/w.sh
 	}
 	if !k.a.readsScript(e.Target, direct) {
-		return false
-	}
-	if k.a.diskScripts >= maxDiskScripts {
-		if !direct {
-			k.dynamicExec(k.name + " runs more scripts than are read at check time")
-		}
-		return !direct
+		return "", diskNone
 	}
 	if k.a.opts.IsDir != nil && k.a.opts.IsDir(e.Target) {
-		return false // a directory: a subcommand's name (swift build), not a script
+		return "", diskNone // a directory: a subcommand's name (swift build), not a script
+	}
+	if k.a.diskScripts >= maxDiskScripts {
+		if direct {
+			return "", diskNone
+		}
+		k.dynamicExec(k.name + " runs more scripts than are read at check time")
+		return "", diskUnread
 	}
 	k.a.diskScripts++
 	b, err := rd(e.Target, maxScriptSize)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false // nothing runs
+	case isNotExist(err):
+		return "", diskNone // nothing runs
 	case err != nil:
 		if direct {
-			return false
+			return "", diskNone
 		}
 		k.dynamicExec(k.name + " runs " + e.Target + ", a script that cannot be read at check time: " + err.Error())
-		return true
+		return "", diskUnread
 	case bytes.IndexByte(b, 0) >= 0:
 		if direct {
-			return false // a program, not a script
+			return "", diskNone // a program, not a script
 		}
 		k.dynamicExec(k.name + " runs " + e.Target + ", which is not text that can be read as a script")
-		return true
+		return "", diskUnread
 	}
-	k.runText(string(b), f, lang)
-	return true
+	return string(b), diskText
 }
 
 // systemDirs hold the system's programs and setups.
