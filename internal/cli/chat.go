@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,6 +110,9 @@ Commands: /abort (or Ctrl-C during a turn), /fork [EVENT-ID], /model [MODEL], /c
 				}
 				fmt.Fprintf(o.stdout, "session %s (%s) in %s, %d turn(s) so far\n", sessionID, r.Session.Model, r.Session.WorkingDirectory, r.Session.Turns)
 			}
+			c.mu.Lock()
+			c.main = sessionID
+			c.mu.Unlock()
 			c.follow(sessionID)
 			return c.repl(ctx, o.stdin, adm, sessionID)
 		},
@@ -130,7 +134,16 @@ type chatClient struct {
 	waiting  map[string]chan chatResponse
 	sessions map[string]bool // followed: the chat's session and its subagents
 	pending  []string        // approval ids asked about, oldest first
+	main     string          // the chat's session (set before it talks)
+	ended    bool            // agent.turn_complete of main's running turn came
 	done     chan struct{}
+}
+
+// turnEnded reports whether the running turn's agent.turn_complete came.
+func (c *chatClient) turnEnded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
 }
 
 type chatResponse struct {
@@ -223,6 +236,11 @@ func (c *chatClient) show(method string, p map[string]any) {
 		}
 		fmt.Fprintf(c.out, "  %s %s %s: %s\n", mark, s("toolName"), outcome, clip(first, 160))
 	case "agent.turn_complete":
+		c.mu.Lock()
+		if s("sessionId") == c.main {
+			c.ended = true
+		}
+		c.mu.Unlock()
 		u, _ := p["tokenUsage"].(map[string]any)
 		fmt.Fprintf(c.out, "\n[%s; tokens in %v, out %v]\n", s("stopReason"), u["inputTokens"], u["outputTokens"])
 	case "subagent.spawn":
@@ -294,20 +312,44 @@ func (c *chatClient) firstModel(ctx context.Context) (string, error) {
 // the admin API: only the admin credential answers them) and asks the
 // person.
 func (c *chatClient) approvals(ctx context.Context, adm *admin.Client) {
-	err := adm.Events(ctx, admin.EventsQuery{Types: []string{string(event.ApprovalRequested)}, Follow: true, After: time.Now()}, func(e event.Event) error {
-		c.mu.Lock()
-		mine := c.sessions[e.Session]
-		if mine {
-			d, _ := event.DataOf[event.ApprovalData](e)
-			c.pending = append(c.pending, d.ApprovalID)
-			args, _ := json.Marshal(d.Args)
-			fmt.Fprintf(c.out, "\n? warden asks about %s %s\n  %s\n  approve? y (yes) / n (no) / a (always) [%s]\n", d.Tool, clip(string(args), 200), d.Reason, d.ApprovalID)
-		}
-		c.mu.Unlock()
+	types := []string{string(event.ApprovalRequested), string(event.ApprovalResolved)}
+	err := adm.Events(ctx, admin.EventsQuery{Types: types, Follow: true, After: time.Now()}, func(e event.Event) error {
+		c.approvalEvent(e)
 		return nil
 	})
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(c.out, "(approvals are not followed: %v)\n", err)
+	}
+}
+
+// approvalEvent takes one approval event of the log: a request about a
+// call of the chat's sessions is asked and queued for y/n/a; a resolution
+// of a queued one that came from elsewhere (warden approve in another
+// terminal, the deadline, an abort) leaves the queue, so the next y answers
+// the question on screen, not one already settled.
+func (c *chatClient) approvalEvent(e event.Event) {
+	d, _ := event.DataOf[event.ApprovalData](e)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch e.Type {
+	case event.ApprovalRequested:
+		if !c.sessions[e.Session] {
+			return
+		}
+		c.pending = append(c.pending, d.ApprovalID)
+		args, _ := json.Marshal(d.Args)
+		fmt.Fprintf(c.out, "\n? warden asks about %s %s\n  %s\n  approve? y (yes) / n (no) / a (always) [%s]\n", d.Tool, clip(string(args), 200), d.Reason, d.ApprovalID)
+	case event.ApprovalResolved:
+		i := slices.Index(c.pending, d.ApprovalID)
+		if i < 0 {
+			return // not asked here, or answered here
+		}
+		c.pending = slices.Delete(c.pending, i, i+1)
+		how := d.Outcome
+		if d.By != "" {
+			how += " by " + d.By
+		}
+		fmt.Fprintf(c.out, "  (%s was answered elsewhere: %s)\n", d.ApprovalID, how)
 	}
 }
 
@@ -333,7 +375,8 @@ func (c *chatClient) repl(ctx context.Context, in io.Reader, adm *admin.Client, 
 			}
 		}
 	}()
-	var turn <-chan chatResponse
+	var turn <-chan chatResponse // a running turn's (or compaction's) answer
+	compacting := false          // turn is a context.compact
 	abort := func() {
 		var r struct {
 			Aborted bool `json:"aborted"`
@@ -343,6 +386,20 @@ func (c *chatClient) repl(ctx context.Context, in io.Reader, adm *admin.Client, 
 		} else if !r.Aborted {
 			fmt.Fprintln(c.out, "(no turn is running)")
 		}
+	}
+	// finish takes the answer of the running turn (or compaction)
+	finish := func(r chatResponse, ok bool) error {
+		turn = nil
+		if !ok {
+			return errors.New("the agent door closed the connection")
+		}
+		if r.Error != nil {
+			fmt.Fprintf(c.out, "\n%s (%d)\n", r.Error.Message, r.Error.Code)
+		} else if compacting {
+			c.compacted(r.Result)
+		}
+		compacting = false
+		return nil
 	}
 	for {
 		select {
@@ -354,12 +411,8 @@ func (c *chatClient) repl(ctx context.Context, in io.Reader, adm *admin.Client, 
 			}
 			abort()
 		case r, ok := <-turn:
-			turn = nil
-			if !ok {
-				return errors.New("the agent door closed the connection")
-			}
-			if r.Error != nil {
-				fmt.Fprintf(c.out, "\n%s (%d)\n", r.Error.Message, r.Error.Code)
+			if err := finish(r, ok); err != nil {
+				return err
 			}
 		case line, ok := <-lines:
 			if !ok {
@@ -376,7 +429,30 @@ func (c *chatClient) repl(ctx context.Context, in io.Reader, adm *admin.Client, 
 			if line == "" {
 				continue
 			}
+			if turn != nil && c.turnEnded() {
+				// the turn's end is on screen and its answer follows it at
+				// once: a line typed in between is for the next turn
+				r, ok := <-turn
+				if err := finish(r, ok); err != nil {
+					return err
+				}
+			}
 			if c.answer(ctx, adm, line) {
+				continue
+			}
+			if name, _, _ := strings.Cut(line, " "); name == "/compact" {
+				// runs like a turn: the prompt stays live, so /abort
+				// (Ctrl-C) reaches it while the model summarises
+				if turn != nil {
+					fmt.Fprintln(c.out, "(a turn is running: wait, or /abort)")
+					continue
+				}
+				ch, err := c.start(ctx, "context.compact", map[string]any{"sessionId": id})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(c.out, "compacting... (/abort or Ctrl-C stops it)")
+				turn, compacting = ch, true
 				continue
 			}
 			if strings.HasPrefix(line, "/") {
@@ -389,6 +465,9 @@ func (c *chatClient) repl(ctx context.Context, in io.Reader, adm *admin.Client, 
 				fmt.Fprintln(c.out, "(a turn is running: wait, or /abort)")
 				continue
 			}
+			c.mu.Lock()
+			c.ended = false
+			c.mu.Unlock()
 			ch, err := c.start(ctx, "agent.message", map[string]any{"sessionId": id, "content": line})
 			if err != nil {
 				return err
@@ -476,17 +555,6 @@ func (c *chatClient) command(ctx context.Context, id, line string, abort func())
 			return false
 		}
 		fmt.Fprintf(c.out, "model: %s\n", arg)
-	case "/compact":
-		var r struct {
-			Compaction struct {
-				TokensSaved int `json:"tokensSaved"`
-			} `json:"compaction"`
-		}
-		if err := c.call(ctx, "context.compact", map[string]any{"sessionId": id}, &r); err != nil {
-			fmt.Fprintln(c.out, err)
-			return false
-		}
-		fmt.Fprintf(c.out, "compacted: %d tokens saved\n", r.Compaction.TokensSaved)
 	case "/sessions":
 		var r struct {
 			Sessions []struct {
@@ -508,6 +576,18 @@ func (c *chatClient) command(ctx context.Context, id, line string, abort func())
 		fmt.Fprintln(c.out, "commands: /abort /fork [EVENT-ID] /model [MODEL] /compact /sessions /quit")
 	}
 	return false
+}
+
+// compacted prints context.compact's answer when nothing was compacted
+// (a compaction done is shown by its context.compaction notification).
+func (c *chatClient) compacted(result json.RawMessage) {
+	var r struct {
+		Compacted bool   `json:"compacted"`
+		Reason    string `json:"reason"`
+	}
+	if json.Unmarshal(result, &r) == nil && !r.Compacted {
+		fmt.Fprintf(c.out, "not compacted (%s)\n", r.Reason)
+	}
 }
 
 // lockedWriter serialises the chat's writers (notifications, approvals,
