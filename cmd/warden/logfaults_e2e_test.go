@@ -149,3 +149,52 @@ func TestServeRefusesCorruptedLog(t *testing.T) {
 		t.Fatalf("doctor on a corrupted log exits %d:\n%s", code, stdout)
 	}
 }
+
+// A lost log is refused with a way out that works: `warden serve --new-log`
+// starts a new, empty log on purpose (the stale marker kept beside), where
+// "move events.db and log-generation.json aside" named files that were
+// already gone. A log with content is never replaced by --new-log.
+func TestServeNewLogAfterALostLog(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	d := startDaemon(t, data)
+	if code, body := d.post(t, preExecute("s1", "c1", "ls", t.TempDir())); code != 200 {
+		t.Fatalf("post: %d %s", code, body)
+	}
+	d.stop()
+	serve := func(extra ...string) *exec.Cmd {
+		cmd := exec.Command(binary, append([]string{"serve", "--data-dir", data, "--monitor-addr", "127.0.0.1:0", "--hooks-addr=", "--health-addr=", "--control-addr=", "--mcp-addr=", "--agent-addr="}, extra...)...)
+		cmd.Env = isolatedEnv(t, filepath.Join(filepath.Dir(data), "home"))
+		return cmd
+	}
+	// --new-log beside a sound log changes nothing: its events stay
+	r := startDaemon(t, data, "--new-log")
+	if out, _, _ := warden(t, data, "", "events", "--json"); !strings.Contains(out, `"c1"`) {
+		t.Fatalf("--new-log replaced a sound log:\n%s", out)
+	}
+	r.stop()
+
+	if err := os.Remove(filepath.Join(data, "events.db")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := serve().CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "the file is missing") || !strings.Contains(string(out), "warden serve --new-log") {
+		t.Fatalf("serve on a removed log: %v\n%s", err, out)
+	}
+	if _, errOut, code := warden(t, data, "", "doctor"); code != 1 {
+		t.Fatalf("doctor on a removed log exits %d:\n%s", code, errOut)
+	}
+	n := startDaemon(t, data, "--new-log")
+	if !strings.Contains(n.stderr.String(), "starting a new, empty event log") {
+		t.Fatalf("--new-log did not say what it did:\n%s", n.stderr)
+	}
+	if out, _, _ := warden(t, data, "", "events", "--json"); strings.Contains(out, `"c1"`) {
+		t.Fatalf("the new log holds old events:\n%s", out)
+	}
+	n.stop()
+	kept, _ := filepath.Glob(filepath.Join(data, "log-generation.json.replaced-*"))
+	if len(kept) != 1 {
+		t.Fatalf("the lost log's marker was not kept beside: %v", kept)
+	}
+	// from now on the new log is the one the marker guards
+	startDaemon(t, data).stop()
+}

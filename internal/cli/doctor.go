@@ -170,9 +170,9 @@ func dataDirChecks(dir string) []check {
 func logCheck(ctx context.Context, dataDir string) check {
 	c := check{Name: "event log"}
 	path := filepath.Join(dataDir, daemon.LogName)
-	_, tokenErr := os.Stat(filepath.Join(dataDir, "token"))
+	// the same judgement as warden serve's
 	h, err := sqlite.Verify(ctx, path, sqlite.VerifyOptions{
-		Generation: filepath.Join(dataDir, sqlite.GenerationName), History: tokenErr == nil,
+		Generation: filepath.Join(dataDir, sqlite.GenerationName), History: daemon.RanHere(dataDir),
 	})
 	var ie *sqlite.IntegrityError
 	switch {

@@ -61,10 +61,20 @@ func TestDoctor(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "token"), []byte("x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// a token says warden served here: without its log, the log check fails
+	// a token alone may be a person's provisioning: serve starts a new
+	// log there, and doctor says the same
+	checks, _ := runDoctor(t, home, data)
+	if c := checks["event log"]; c.Status == statusFail {
+		t.Fatalf("a data dir with only a token: %+v (warden serve starts a new log there)", c)
+	}
+	// a token and the workspace registry say warden served here: without
+	// its log, the log check fails, as serve refuses to start
+	if err := os.WriteFile(filepath.Join(data, "workspaces.json"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	checks, code := runDoctor(t, home, data)
-	if c := checks["event log"]; code != 1 || c.Status != statusFail || !strings.Contains(c.Detail, "missing") {
-		t.Fatalf("a data dir with a token and no log: exit %d, %+v", code, c)
+	if c := checks["event log"]; code != 1 || c.Status != statusFail || !strings.Contains(c.Detail, "missing") || !strings.Contains(c.Fix, "--new-log") {
+		t.Fatalf("a data dir with a token, a registry and no log: exit %d, %+v", code, c)
 	}
 	st, err := sqlite.Open(filepath.Join(data, "events.db"), sqlite.WithGeneration(filepath.Join(data, sqlite.GenerationName)))
 	if err != nil {

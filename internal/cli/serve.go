@@ -29,6 +29,7 @@ func newServeCmd(o *options) *cobra.Command {
 		approvalTimeout time.Duration
 		logLevel        string
 		logFormat       string
+		newLog          bool
 	)
 	addrs := map[string]*string{}
 	cmd := &cobra.Command{
@@ -189,6 +190,7 @@ settings need a restart).`,
 				}
 			}()
 			dcfg.Reload = reloads
+			dcfg.NewLog = newLog
 			return daemon.Run(ctx, dcfg)
 		},
 	}
@@ -196,6 +198,7 @@ settings need a restart).`,
 	cmd.Flags().DurationVar(&approvalTimeout, "approval-timeout", core.DefaultApprovalTimeout, "how long an \"ask\" waits for a person before the call is denied")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	cmd.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	cmd.Flags().BoolVar(&newLog, "new-log", false, "start a new, empty event log where events.db is missing or empty although the data dir had one (serve refuses that otherwise)")
 	for _, d := range daemon.Doors() {
 		addrs[d.Name] = cmd.Flags().String(d.Name+"-addr", d.DefaultAddr, fmt.Sprintf("address of the %s door (empty switches it off)", d.Name))
 	}

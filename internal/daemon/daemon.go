@@ -116,6 +116,11 @@ type Config struct {
 	// level takes effect at once through LogLevel; a new format needs a
 	// restart.
 	LogSettings config.Log
+	// NewLog starts a new, empty event log when the log file is missing or
+	// empty although the data dir shows an earlier one (warden serve
+	// --new-log): the stale generation marker and -wal/-shm files are kept
+	// beside, renamed. A log with content is never replaced.
+	NewLog bool
 	// LogLevel is the level Logger's handler reads (ParseLogLevel of
 	// LogSettings.Level); nil: a level change needs a restart too.
 	LogLevel *slog.LevelVar
@@ -192,9 +197,17 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	// An earlier warden without a marker left its admin token behind, and
 	// something only a daemon that ran writes (the workspace registry, the
 	// overlay, agent configs): a token alone may be a person's provisioning.
+	history := RanHere(cfg.DataDir)
+	if cfg.NewLog {
+		fresh, err := startNewLog(cfg.DataDir, logger)
+		if err != nil {
+			return err
+		}
+		history = history && !fresh
+	}
 	st, err := sqlite.Open(logPath, sqlite.WithLogger(logger),
 		sqlite.WithGeneration(filepath.Join(cfg.DataDir, sqlite.GenerationName)),
-		sqlite.WithHistory(ranHere(cfg.DataDir)))
+		sqlite.WithHistory(history))
 	if err != nil {
 		var ie *sqlite.IntegrityError
 		if errors.As(err, &ie) {
@@ -630,10 +643,39 @@ func (l sandboxLauncher) Command(ctx context.Context, root, name string, args ..
 	return sandbox.CommandWith(ctx, l.exe, p, append([]string{name}, args...))
 }
 
-// ranHere reports whether dataDir shows that a warden daemon ran in it
+// startNewLog makes way for a new, empty log (--new-log) when the log file
+// is missing or empty: the generation marker and any -wal/-shm files of the
+// lost log are renamed with a ".replaced-TIME" suffix (a stale WAL must
+// never be replayed into a new file). It reports whether it did; a log
+// with content is left alone (and judged as always).
+func startNewLog(dataDir string, logger *slog.Logger) (bool, error) {
+	logPath := filepath.Join(dataDir, LogName)
+	fi, err := os.Stat(logPath)
+	switch {
+	case err == nil && fi.Size() > 0:
+		logger.Warn("--new-log: the event log holds data; it is never replaced (move it aside first to start a new one)", "log", logPath)
+		return false, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return false, fmt.Errorf("--new-log: %w", err)
+	}
+	suffix := ".replaced-" + time.Now().UTC().Format("20060102T150405Z")
+	for _, p := range []string{filepath.Join(dataDir, sqlite.GenerationName), logPath + "-wal", logPath + "-shm"} {
+		err := os.Rename(p, p+suffix)
+		switch {
+		case err == nil:
+			logger.Warn("--new-log: kept what the lost log left beside it", "file", p+suffix)
+		case !errors.Is(err, os.ErrNotExist):
+			return false, fmt.Errorf("--new-log: %w", err)
+		}
+	}
+	logger.Warn("--new-log: starting a new, empty event log", "log", logPath)
+	return true, nil
+}
+
+// RanHere reports whether dataDir shows that a warden daemon ran in it
 // before the log's generation marker existed: its admin token, and a file
 // only a running daemon writes.
-func ranHere(dataDir string) bool {
+func RanHere(dataDir string) bool {
 	if _, err := os.Stat(filepath.Join(dataDir, "token")); err != nil {
 		return false
 	}

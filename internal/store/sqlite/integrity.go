@@ -121,11 +121,7 @@ func Verify(ctx context.Context, path string, o VerifyOptions) (Health, error) {
 	refuse := func(problem, fix string) (Health, error) {
 		return h, &IntegrityError{Path: path, Problem: problem, Fix: fix}
 	}
-	aside := path
-	if o.Generation != "" {
-		aside += " and " + o.Generation
-	}
-	restore := "restore the log from a backup (warden events import into a fresh data dir), or, to start a new, empty log on purpose, move " + aside + " aside"
+	restore := "restore the log from a backup (warden events import into a fresh data dir), or, to start a new, empty log on purpose, run warden serve --new-log once"
 	if o.Generation != "" {
 		g, ok, err := ReadGeneration(o.Generation)
 		if err != nil {
