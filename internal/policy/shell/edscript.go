@@ -223,3 +223,59 @@ func (k *call) bufferInput(file field) stdinInfo {
 	}
 	return in
 }
+
+// clientScript judges the commands a file-transfer client (sftp, ftp,
+// lftp, tftp) reads on stdin or from a batch file (sftp -b FILE): !cmd runs
+// cmd in a local shell, and put/mput/append/reput send a local file to the
+// server (a read of it, uploaded); get FILE LOCAL writes LOCAL.
+func (k *call) clientScript(batch *field) {
+	var scripts []string
+	unknown := ""
+	if batch != nil && !(batch.known && batch.val == "-") {
+		if txt, ok := k.scriptText(*batch); ok {
+			scripts = append(scripts, txt)
+		} else if !batch.known {
+			unknown = "a batch file not known at check time"
+		}
+	} else {
+		scripts, unknown = k.editorStdin()
+	}
+	if unknown != "" {
+		k.dynamicExec(k.name + " runs " + unknown)
+	}
+	for _, sc := range scripts {
+		for n, l := range strings.Split(sc, "\n") {
+			if n >= maxEdLines {
+				break
+			}
+			l = strings.TrimSpace(strings.TrimLeft(l, "-@")) // sftp's -cmd and @cmd: ignore errors, quiet
+			if rest, ok := strings.CutPrefix(l, "!"); ok {
+				if strings.TrimSpace(rest) != "" {
+					k.nested(lit(rest), k.name+" !", nil, false)
+				}
+				continue
+			}
+			fs := strings.Fields(l)
+			if len(fs) < 2 {
+				continue
+			}
+			switch fs[0] {
+			case "put", "mput", "reput", "append", "send", "lput":
+				for _, f := range fs[1:] {
+					if strings.HasPrefix(f, "-") {
+						continue
+					}
+					k.file(Read, k.home(lit(f)), false)
+					k.tag(TagUpload)
+					if fs[0] != "mput" {
+						break // put LOCAL [REMOTE]
+					}
+				}
+			case "get", "reget", "recv", "lget":
+				if len(fs) > 2 && !strings.HasPrefix(fs[2], "-") {
+					k.file(Write, k.home(lit(fs[2])), false)
+				}
+			}
+		}
+	}
+}

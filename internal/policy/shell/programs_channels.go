@@ -150,6 +150,11 @@ func (k *call) storageCopy() {
 	}
 	sc := ops[0].val
 	ops = ops[1:]
+	if k.name == "rclone" && sc == "serve" && len(ops) > 1 && ops[1].known && !strings.Contains(ops[1].val, ":") {
+		// rclone serve http|webdav|ftp|sftp|dlna|s3 DIR: a local tree served
+		k.serve(k.home(ops[1]), "0.0.0.0")
+		return
+	}
 	remote := func(f field) bool {
 		if !f.known {
 			return false

@@ -61,6 +61,18 @@ func (k *call) vim() {
 			edited = append(edited, args[i+1:]...)
 			return
 		case v == "-s" && exMode:
+		case v == "-s" && i+1 < len(args):
+			// -s FILE: keystrokes typed in normal mode; a line that types
+			// ":" runs that ex command
+			i++
+			k.file(Read, args[i], false)
+			if txt, ok := k.scriptText(args[i]); ok {
+				for _, l := range strings.Split(txt, "\n") {
+					if c, ok := strings.CutPrefix(strings.TrimLeft(l, "\x1b "), ":"); ok {
+						pending = append(pending, lit(strings.TrimSuffix(c, "\r")))
+					}
+				}
+			}
 		case v == "-c" || v == "--cmd":
 			if i+1 < len(args) {
 				i++
@@ -260,10 +272,30 @@ func (k *call) gdb() {
 			if i+1 < len(args) {
 				k.inner(args[i+1:], "gdb --args", nil, nil)
 			}
+			k.gdbStdin()
 			return
 		case "p", "pid", "cd", "d", "directory", "s", "symbols", "e", "exec", "se", "c", "core", "tty", "data-directory", "D", "b", "l":
 			if !eq && f.val != "-" && strings.HasPrefix(f.val, "-") {
 				i++
+			}
+		}
+	}
+	k.gdbStdin()
+}
+
+// gdbStdin judges the commands gdb reads on stdin (gdb -batch < cmds).
+func (k *call) gdbStdin() {
+	scripts, unknown := k.editorStdin()
+	if unknown != "" {
+		k.dynamicExec(k.name + " runs " + unknown)
+	}
+	for _, sc := range scripts {
+		for n, l := range strings.Split(sc, "\n") {
+			if n >= maxEdLines {
+				break
+			}
+			if strings.TrimSpace(l) != "" {
+				k.gdbCmd(lit(l))
 			}
 		}
 	}

@@ -276,7 +276,7 @@ loop:
 				(p.ops[0].val == "install" || p.ops[0].val == "download" || p.ops[0].val == "wheel") {
 				k.pipSources(k.name+" -m pip", args[i:])
 			}
-		} else if lang == "python" && modName.known && modName.val != "http.server" && modName.val != "SimpleHTTPServer" && i < len(args) {
+		} else if lang == "python" && modName.known && !servingModules[modName.val] && i < len(args) {
 			// a module run as a program reads the files it is given, as any
 			// program without a model does (python3 -m base64 f, -m
 			// json.tool f); the archivers read trees (-m tarfile -c a.tar d)
@@ -413,6 +413,11 @@ func (k *call) perl() {
 	}
 }
 
+// servingModules are the python modules that serve a directory (by
+// default the current one; -d/--directory names another): web servers, an
+// upload server that lists and serves its directory, an FTP server.
+var servingModules = map[string]bool{"http.server": true, "SimpleHTTPServer": true, "uploadserver": true, "pyftpdlib": true, "updog": true}
+
 // webServer models the web servers interpreters start (python -m
 // http.server, php -S): every file below the directory they serve can be
 // fetched by whoever reaches the port, which is a recursive read of that
@@ -425,13 +430,16 @@ func (k *call) webServer() {
 		for i < len(args) && !(args[i].known && args[i].val == "-m") {
 			i++
 		}
-		if i+1 >= len(args) || !args[i+1].known || (args[i+1].val != "http.server" && args[i+1].val != "SimpleHTTPServer") {
+		if i+1 >= len(args) || !args[i+1].known || !servingModules[args[i+1].val] {
 			return
 		}
-		p := parseOpts(args[i+2:], spec{arg: "bdp", long: []string{"bind", "directory", "protocol"}})
+		p := parseOpts(args[i+2:], spec{arg: "bdpiu", long: []string{"bind", "directory", "protocol", "port", "interface", "username", "password", "basic-auth"}})
 		port := "8000"
 		if len(p.ops) > 0 && p.ops[0].known {
 			port = p.ops[0].val
+		}
+		if v, ok := p.get("p", "port"); ok && v.known {
+			port = v.val
 		}
 		dir := lit(".")
 		if d, ok := p.get("d", "directory"); ok {

@@ -324,11 +324,16 @@ func (k *call) wget() {
 }
 
 func (k *call) scp() {
-	p := parseOpts(k.args, spec{arg: "cFiJloPSDX", long: []string{}})
+	p := parseOpts(k.args, spec{arg: "cFiJloPSDXbBR", long: []string{}})
 	if id, ok := p.get("i"); ok {
 		k.attr("identity", id.text(k.c))
 	}
 	if k.name == "sftp" {
+		if b, ok := p.get("b"); ok {
+			k.clientScript(&b)
+		} else {
+			k.clientScript(nil)
+		}
 		// sftp HOST is a session that can put any file there (sftp
 		// HOST:PATH [LOCAL] only fetches)
 		for _, o := range p.ops {
@@ -370,6 +375,9 @@ func (k *call) netcat() {
 	p := parseOpts(k.args, spec{arg: "ecipqswxXIOTbgGMmPSVW", long: []string{"exec", "sh-exec", "lua-exec", "source", "source-port", "wait", "proxy", "proxy-type", "output", "append-output"}})
 	if p.has("e", "c", "exec", "sh-exec", "lua-exec") {
 		k.remoteExec(k.name + " connects a program to the network (remote shell)")
+	}
+	if k.name == "ftp" || k.name == "lftp" || k.name == "tftp" {
+		k.clientScript(nil) // their stdin is commands, not data
 	}
 	unix := p.has("unixsock") || p.has("U") && (k.name == "nc" || k.name == "netcat" || k.name == "ncat")
 	for _, o := range p.ops {

@@ -44,14 +44,18 @@ func releasePrograms() []program {
 // local port to the internet.
 func exposePrograms() []program {
 	return []program{
-		{names: []string{"http-server", "serve", "live-server", "httpd", "caddy", "twistd", "static-web-server"}, model: (*call).staticServer,
+		{names: []string{"http-server", "serve", "live-server", "httpd", "caddy", "twistd", "static-web-server", "miniserve", "darkhttpd",
+			"webfsd", "jwebserver", "simple-http-server", "updog"}, model: (*call).staticServer,
 			examples: []example{
 				ex("npx http-server ~/Documents -p 8081", "read:r /home/u/Documents", "tag network.upload"),
 				ex("busybox httpd -p 9000 -h /home/u", "read:r /home/u"),
 				ex("caddy file-server --listen :9000", "read:r /home/u/proj"),
 				ex("caddy run", "!read:r /home/u/proj"),
 				ex("twistd -n web --port tcp:9000 --path /home/u/.ssh", "read:r /home/u/.ssh"),
-				ex("npx serve -l 5000 build", "read:r /home/u/proj/build")}},
+				ex("npx serve -l 5000 build", "read:r /home/u/proj/build"),
+				ex("miniserve -p 8080 ~/", "read:r /home/u"), ex("darkhttpd /home/u --port 8081", "read:r /home/u"),
+				ex("webfsd -p 8000 -r /home/u/.ssh", "read:r /home/u/.ssh"), ex("jwebserver -b 0.0.0.0 -p 9000", "read:r /home/u/proj"),
+				ex("updog -d dist", "read:r /home/u/proj/dist")}},
 		{names: []string{"ngrok", "cloudflared", "lt", "localtunnel", "bore", "localxpose", "loclx", "zrok"}, model: func(k *call) {
 			sc := k.subcommand(spec{arg: "p", long: []string{"config", "authtoken", "port", "subdomain", "host"}})
 			switch sc {
@@ -81,6 +85,16 @@ func (k *call) staticServer() {
 		}
 		s = spec{arg: "lr", long: []string{"root", "listen", "domain", "browse-template"}}
 		dirOpts = []string{"r", "root"}
+	case "darkhttpd": // darkhttpd DIR
+		s = spec{arg: "", long: []string{"port", "addr", "maxconn", "log", "chroot", "index", "mimetypes", "default-mimetype", "uid", "gid", "pidfile", "auth", "header", "forward", "forward-all"}}
+	case "webfsd": // webfsd -r DIR
+		s = spec{arg: "rpiltdUcbnaNfxmeRLuv"}
+		dirOpts = []string{"r"}
+	case "jwebserver", "updog": // -d DIR
+		s = spec{arg: "bdpo", long: []string{"bind-address", "directory", "port", "output", "password"}}
+		dirOpts = []string{"d", "directory"}
+	case "miniserve", "simple-http-server": // PATH
+		s = spec{arg: "piacqtu", long: []string{"port", "interfaces", "auth", "color-scheme", "title", "header", "route-prefix", "qrcode", "tls-cert", "tls-key", "index"}}
 	case "twistd":
 		if !hasArg(k.args, "web") {
 			return
@@ -96,7 +110,7 @@ func (k *call) staticServer() {
 	dir := lit(".")
 	if d, ok := p.get(dirOpts...); ok {
 		dir = d
-	} else if k.name != "httpd" && k.name != "caddy" && k.name != "twistd" && len(ops) > 0 {
+	} else if k.name != "httpd" && k.name != "caddy" && k.name != "twistd" && k.name != "webfsd" && k.name != "jwebserver" && k.name != "updog" && len(ops) > 0 {
 		dir = ops[0]
 	}
 	k.serve(k.home(dir), "0.0.0.0")
