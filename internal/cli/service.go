@@ -71,6 +71,7 @@ After=default.target
 Type=simple
 WorkingDirectory=%s
 ExecStart=%s
+ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=2
 

@@ -66,6 +66,10 @@ func TestSystemdUnitQuotes(t *testing.T) {
 	if want := "ExecStart=\"/opt/my tools/warden\" --data-dir /home/me/100%%/data serve\n"; !strings.Contains(string(u.Content), want) {
 		t.Fatalf("unit lacks %q:\n%s", want, u.Content)
 	}
+	// systemctl --user reload warden is warden's SIGHUP reload
+	if want := "ExecReload=/bin/kill -HUP $MAINPID\n"; !strings.Contains(string(u.Content), want) {
+		t.Fatalf("unit lacks %q:\n%s", want, u.Content)
+	}
 	if _, err := (serviceSpec{goos: "plan9"}).unit(); err == nil {
 		t.Fatal("plan9: want an error")
 	}
