@@ -141,6 +141,7 @@ func TestP7ScriptsRunByPath(t *testing.T) {
 	write(home+"/notes.sh", "rm -rf ~/Documents\n", 0o644)
 	write(ws+"/scripts/test.sh", "#!/usr/bin/env bash\nset -euo pipefail\ncd \"$(dirname \"$0\")/..\"\ngo vet ./...\ngo test -race ./...\nrm -rf build/coverage\n", 0o755)
 	write(ws+"/tools/gen.py", "import subprocess, sys\nsys.exit(subprocess.call([sys.executable, '-m', 'pytest', '-q']))\n", 0o644)
+	write(ws+"/scripts/lint.sh", "go vet ./...\ngofmt -l .\n", 0o644)
 	write(ws+"/tools/bad.sh", "rm -rf ~/Documents\n", 0o644)
 	write(scratch+"/big.sh", "echo x\n"+strings.Repeat("# padding\n", 30000), 0o644)
 	write(scratch+"/bin.sh", "\x7fELF\x00\x01", 0o755)
@@ -181,6 +182,14 @@ func TestP7ScriptsRunByPath(t *testing.T) {
 		{call: sh("bun " + scratch + "/w.js"), want: Deny},
 		{call: sh("at -f " + scratch + "/w.sh now"), want: Deny},
 		{call: sh("sed -i -f tools/fmt.sed README.md"), want: Allow},
+		// a script fed on stdin from a file is the file
+		{call: sh("bash < " + scratch + "/w.sh"), want: Deny},
+		{call: sh("cat " + scratch + "/w.sh | sh -s"), want: Deny},
+		{call: sh("python3 - < " + scratch + "/w.py"), want: Deny},
+		{call: sh("cat " + scratch + "/w.pl | perl"), want: Deny},
+		{call: sh("bash /dev/stdin < " + scratch + "/send.sh"), want: Deny},
+		{call: sh("cat " + scratch + "/ok.sh | bash"), want: Allow},
+		{call: sh("sh < scripts/lint.sh"), want: Allow},
 		// a link is followed to what the kernel runs
 		{call: sh("bash innocent.sh"), want: Deny},
 		{call: sh("./innocent.sh"), want: Deny},

@@ -165,7 +165,59 @@ func (k *call) stdinCode(isSh bool) {
 			via = k.name + " stdin"
 		}
 		k.nested(lit(in.text), via, []field{lit(k.name)}, false)
+	case isSh:
+		// sh < f, cat f | sh: the program is the file's content
+		if txt, ok := k.fileStdin(); ok {
+			k.eff(Effect{Kind: Exec, Reason: "code from stdin"})
+			k.nested(lit(txt), k.name+" < file", []field{lit(k.name)}, false)
+		}
 	}
+}
+
+// fileStdin is the content of the files an interpreter reads its program
+// from on stdin — a redirection (sh < f) or a pipe from cat (cat f | sh) —
+// when they can be read (written in the line, or on disk: see runDisk); ok
+// is false when stdin is not such files, or one cannot be read (which
+// asks).
+func (k *call) fileStdin() (string, bool) {
+	in := k.c.stdin
+	if in.literal || in.remote || in.dynamic || in.opaque != "" {
+		return "", false
+	}
+	var files []Effect
+	for _, e := range k.ro.effs {
+		if e.Kind == Read && e.Target != "" && !e.Unknown && !isPseudoDevice(e.Target) {
+			files = append(files, e)
+		}
+	}
+	if len(files) == 0 && in.pipeline != nil {
+		for _, e := range in.carries {
+			if e.Kind != Read || e.Meta || e.Glob != "" || e.Recursive || e.Target == "/proc/self/environ" {
+				return "", false
+			}
+			files = append(files, e)
+		}
+	}
+	if len(files) == 0 || len(files) > maxDiskScripts {
+		return "", false
+	}
+	var b strings.Builder
+	for _, e := range files {
+		f := lit(e.Target)
+		txt, ok := k.writtenScript(f)
+		if !ok {
+			var st int
+			txt, st = k.diskText(f, false)
+			if st != diskText {
+				return "", false
+			}
+		}
+		b.WriteString(txt)
+		if !strings.HasSuffix(txt, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String(), true
 }
 
 // interp models interpreters: codeOpts take inline code, modOpts a module,
@@ -301,6 +353,8 @@ loop:
 		if in := k.c.stdin; in.literal && !in.remote {
 			// the program is the known text on stdin (python3 - <<'EOF')
 			k.inlineCode(lit(in.text), lang)
+		} else if txt, ok := k.fileStdin(); ok {
+			k.inlineCode(lit(txt), lang) // python3 < f, cat f | python3 -
 		}
 	}
 }
@@ -389,6 +443,8 @@ func (k *call) perl() {
 			k.stdinCode(false)
 			if in := k.c.stdin; in.literal && !in.remote {
 				k.inlineCode(lit(in.text), "perl")
+			} else if txt, ok := k.fileStdin(); ok {
+				k.inlineCode(lit(txt), "perl")
 			}
 			return
 		}
