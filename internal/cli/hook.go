@@ -253,7 +253,11 @@ func doorOf(dataDir, door string) (addr, token string, err error) {
 	}
 	addr = rt.Listeners[door]
 	if addr == "" {
-		return "", "", fmt.Errorf("warden's %s door is switched off (serve --%s-addr)", door, door)
+		where := fmt.Sprintf("listeners.%s in the config, or serve --%s-addr", door, door)
+		if door == "control" {
+			where = "control.enabled or listeners.control in the config, or serve --control-addr"
+		}
+		return "", "", fmt.Errorf("warden's %s door is switched off in the running daemon (%s): give it an address there and restart warden (warden stop; warden serve)", door, where)
 	}
 	tok, err := os.ReadFile(filepath.Join(dataDir, admin.TokenName))
 	if err != nil {

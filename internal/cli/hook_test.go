@@ -227,3 +227,21 @@ func TestHookClaudeSpoolsEvents(t *testing.T) {
 		t.Fatalf("5xx not spooled: %v", files)
 	}
 }
+
+// A door the running daemon has off says where it was switched off and
+// what to do (control.enabled: false was not mentioned).
+func TestDoorSwitchedOffSaysWhere(t *testing.T) {
+	dir := t.TempDir()
+	rt := `{"pid":1,"listeners":{"monitor":"127.0.0.1:1"}}`
+	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte(rt), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := doorOf(dir, "control")
+	if err == nil || !strings.Contains(err.Error(), "control.enabled") || !strings.Contains(err.Error(), "restart") {
+		t.Fatalf("control door off: %v", err)
+	}
+	_, _, err = doorOf(dir, "hooks")
+	if err == nil || !strings.Contains(err.Error(), "listeners.hooks") {
+		t.Fatalf("hooks door off: %v", err)
+	}
+}
