@@ -227,6 +227,21 @@ func (e *eval) analyse() {
 	e.markWardenSignals()
 }
 
+// globNamesFiles reports whether a glob effect names the files it acts on
+// (rm .claude/settings*.json, find ROOT -name N -delete), as opposed to
+// trees below what it names (rm -rf /tmp/app-*) or names only: deletes and
+// writes of files, and content reads of the files find selects
+// (ROOT/**/NAME, handed to -exec).
+func globNamesFiles(ef *effInfo) bool {
+	switch {
+	case ef.Kind == shell.Read:
+		return !ef.Meta && strings.Contains(ef.Glob, "/**/")
+	case ef.Kind == shell.Delete || ef.Kind == shell.Write:
+		return !ef.Recursive || strings.Contains(ef.Glob, "/**/")
+	}
+	return false
+}
+
 // xdgDefaults are the XDG base directory variables and their defaults
 // below the home directory.
 var xdgDefaults = map[string]string{
@@ -472,10 +487,10 @@ func (e *eval) ruleMatch(r *crule, u unit) RuleMatch {
 
 // matches reports whether rule r matches unit u.
 func (e *eval) matches(r *crule, u unit) bool {
-	if !e.matchConds(&r.m, u) {
+	if !e.matchConds(&r.m, u, r.Effect != Allow) {
 		return false
 	}
-	if r.except != nil && e.matchConds(r.except, u) {
+	if r.except != nil && e.matchConds(r.except, u, false) {
 		return false
 	}
 	if r.when != nil {
@@ -493,7 +508,9 @@ func anyText(ps []textPattern, s string) bool {
 	return false
 }
 
-func (e *eval) matchConds(m *cmatch, u unit) bool {
+// globs: a glob effect matches a path pattern it can name (deny and ask
+// rules' own conditions, not their exceptions).
+func (e *eval) matchConds(m *cmatch, u unit, globs bool) bool {
 	// cheap conditions first (names, tags, the effect's kind and class),
 	// regexes and path patterns last: every condition must hold
 	c := &e.c
@@ -620,6 +637,16 @@ func (e *eval) matchConds(m *cmatch, u unit) bool {
 				continue
 			}
 			if pp.match(ef.Target, c.ws) || (ef.resolved != ef.Target && pp.match(ef.resolved, c.wsR)) {
+				ok = true
+				break
+			}
+			// a glob of files deleted or written (or read by what find
+			// hands them to: ROOT/**/NAME) that can name a path a deny or
+			// ask rule names is judged as naming it: rm
+			// .claude/settings*.json, find
+			// .claude -name 'settings*.json' -delete (whether or not the
+			// files exist yet)
+			if globs && ef.Glob != "" && globNamesFiles(ef) && pp.globNames(splitPath(ef.Glob)) {
 				ok = true
 				break
 			}

@@ -547,3 +547,79 @@ func splitPath(p string) []string {
 	}
 	return strings.Split(p, "/")
 }
+
+// globNames reports whether a shell glob that names files (not trees:
+// rm .claude/settings*.json, the files find -name selects) can name a path
+// pp names, whether or not such files exist yet. The glob and the pattern
+// must meet segment by segment (globMeets), and more narrowly: the glob's
+// last segment must be able to be the pattern's last one (*.pyc is never
+// settings.json), and each named directory of the pattern must be in the
+// glob itself, not left to a ** (find . -name '*.pyc' does not reach into
+// .husky by name), unless the glob's last segment is the pattern's very
+// name (find . -name settings.local.json).
+func (pp *pathPattern) globNames(gs []string) bool {
+	if pp.re != nil || pp.workspace || len(pp.segs) == 0 || len(gs) == 0 {
+		return false
+	}
+	last, g := pp.segs[len(pp.segs)-1], gs[len(gs)-1]
+	if g == "**" || g == "*" {
+		return false // no name given: any file (xargs, $(git ls-files)), judged as before
+	}
+	if !last.any && (last.literal && !globSegment(g, last.s) || !last.literal && !segsMeet(g, last.s)) {
+		return false
+	}
+	exact := last.literal && g == last.s // find -name settings.local.json: the very name
+	for _, p := range pp.segs[:len(pp.segs)-1] {
+		if p.any || exact {
+			continue
+		}
+		found := false
+		for _, x := range gs[:len(gs)-1] {
+			if x != "**" && (p.literal && globSegment(x, p.s) || !p.literal && segsMeet(x, p.s)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return pp.globMeets(gs, false)
+}
+
+// segsMeet reports whether the glob segment a (of a command) and the
+// pattern segment b (of a rule) can name one name: one matches the other's
+// text, or their fixed prefixes and suffixes agree. A bare * on the
+// command's side names nothing in particular and meets no wild pattern.
+func segsMeet(a, b string) bool {
+	if ok, _ := path.Match(a, b); ok {
+		return true
+	}
+	if ok, _ := path.Match(b, a); ok {
+		return true
+	}
+	if a == "*" {
+		return false // no name given: the glob stands for any file (xargs, $(git ls-files))
+	}
+	if b == "*" {
+		return true
+	}
+	// both wild: each fixed end must be given on both sides and agree
+	// (*.json and settings*.json meet; *.go and id_rsa* do not say)
+	pa, sa := fixedEnds(a)
+	pb, sb := fixedEnds(b)
+	pre := pa == "" && pb == "" || pa != "" && pb != "" && (strings.HasPrefix(pa, pb) || strings.HasPrefix(pb, pa)) || pa == "" && sa != "" && sb != ""
+	suf := sa != "" && sb != "" && (strings.HasSuffix(sa, sb) || strings.HasSuffix(sb, sa))
+	return pre && suf
+}
+
+// fixedEnds returns the text of a glob segment before its first and after
+// its last wildcard.
+func fixedEnds(s string) (prefix, suffix string) {
+	i := strings.IndexAny(s, "*?[")
+	if i < 0 {
+		return s, s
+	}
+	j := strings.LastIndexAny(s, "*?]")
+	return s[:i], s[j+1:]
+}

@@ -73,7 +73,9 @@ func (e *eval) followLinks(walk *effInfo) []*effInfo {
 				if err != nil {
 					continue // dangling: nothing is read
 				}
-				ef := shell.Effect{Kind: shell.Read, Target: t, Recursive: ti.IsDir(), Meta: walk.Meta}
+				// what the walk does to the tree it does to what the link
+				// leads to: reads it, deletes it, changes its modes
+				ef := shell.Effect{Kind: walk.Kind, Target: t, Recursive: ti.IsDir(), Meta: walk.Meta}
 				if name != "" {
 					if ti.IsDir() {
 						ef.Glob = filepath.Join(t, "**", name)

@@ -161,3 +161,50 @@ func TestP8CredentialStoreAPIs(t *testing.T) {
 		{call: bash("pip install keyring secretstorage"), want: Allow},
 	})
 }
+
+// TestP8DestructiveWalksFollowLinks: a destructive walk that follows the
+// symlinks it meets (find -L/-follow with -delete or -exec rm, chmod/chown
+// -R -L) deletes or changes what the workspace's links lead to (the home,
+// /usr): judged there. The same walks without following, or over a
+// subtree without links out, stay as they were.
+func TestP8DestructiveWalksFollowLinks(t *testing.T) {
+	p, _, ws, _, _ := p6Home(t, false)
+	sh := p6Sh(ws)
+	runCases(t, p, []decideCase{
+		{call: sh("find -L . -type f -name '*.txt' -delete"), want: Deny},
+		{call: sh("find . -follow -name '*.bak' -delete"), want: Deny},
+		{call: sh("find -L . -type f -exec rm -f {} +"), want: Deny},
+		{call: sh("chmod -R -L go-rwx ."), want: Deny},
+		{call: sh("chown -R -L 1000:1000 ."), want: Deny},
+		{call: sh("find . -type f -name '*.txt' -delete"), want: Allow},
+		{call: sh("find -L src -name '*.tmp' -delete"), want: Allow},
+		{call: sh("chmod -R go-w src"), want: Allow},
+		{call: sh("chmod -R -L go-w src"), want: Allow},
+		{call: sh("du -L -sh ."), want: Allow},
+	})
+}
+
+// TestP8FindActionsOnProtectedFiles: a find action applies to every file
+// below its start points that it selects; where those can be warden's
+// hooks and plugins or agent settings (.claude/settings*.json,
+// .opencode/plugin), or secrets handed to a reader, the action is judged
+// on them, whether or not the files exist yet. Selections that cannot be
+// such files stay allowed.
+func TestP8FindActionsOnProtectedFiles(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("find .claude -name 'settings*.json' -delete"), want: Deny},
+		{call: bash("find . -name settings.local.json -delete"), want: Deny},
+		{call: bash("find .claude -name '*.json' -exec rm {} +"), want: Deny},
+		{call: bash("find .opencode -name '*.js' -delete"), want: Deny},
+		{call: bash("find .claude -name 'settings.json' -exec truncate -s0 {} \\;"), want: Deny},
+		{call: bash("find . -name '.env*' -exec cat {} \\;"), want: Deny},
+		{call: bash("find ~/.ssh -name 'id_*' -exec cat {} +"), want: Deny},
+		{call: bash("rm -f .claude/settings*.json"), want: Deny},
+		{call: bash("find . -name '*.pyc' -delete"), want: Allow},
+		{call: bash("find .claude -name '*.log' -delete"), want: Allow},
+		{call: bash("find src -name '*.json' -exec cat {} +"), want: Allow},
+		{call: bash("find . -name '*.md' -exec wc -l {} +"), want: Allow},
+		{call: bash("find . -name 'node_modules' -prune -o -name '*.tmp' -delete"), want: Allow},
+	})
+}

@@ -33,11 +33,27 @@ func (k *call) follows() {
 		n == "httpd" || n == "caddy" || n == "twistd" || n == "static-web-server":
 		yes = hasTag(k.cmd.Tags, TagUpload) || k.serves()
 	}
-	if !yes {
+	if yes {
+		for i := range k.cmd.Effects {
+			if e := &k.cmd.Effects[i]; e.Kind == Read && e.Recursive && !e.Meta && !e.Unknown {
+				e.Follow = true
+			}
+		}
+	}
+	// a destructive walk that follows links deletes or changes what they
+	// lead to: find -L … -delete, chmod/chown/chgrp -R -L
+	kind := Kind("")
+	switch n := k.name; {
+	case n == "find" && k.findFollows():
+		kind = Delete
+	case (n == "chmod" || n == "chown" || n == "chgrp") && k.flagged("R", "recursive") && k.flagged("L", ""):
+		kind = Write
+	}
+	if kind == "" {
 		return
 	}
 	for i := range k.cmd.Effects {
-		if e := &k.cmd.Effects[i]; e.Kind == Read && e.Recursive && !e.Meta && !e.Unknown {
+		if e := &k.cmd.Effects[i]; e.Kind == kind && e.Recursive && !e.Unknown {
 			e.Follow = true
 		}
 	}

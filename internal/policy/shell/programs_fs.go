@@ -317,7 +317,7 @@ func (k *call) chmod() {
 		case strings.HasPrefix(v, "--reference="):
 			haveMode = true
 		case strings.HasPrefix(v, "--"):
-		case strings.HasPrefix(v, "-") && len(v) > 1 && strings.Trim(v[1:], "Rcfv") == "":
+		case strings.HasPrefix(v, "-") && len(v) > 1 && strings.Trim(v[1:], "RcfvHLP") == "":
 			rec = rec || strings.Contains(v, "R")
 		case !haveMode:
 			haveMode = true

@@ -46,7 +46,9 @@ type Effect struct {
 	Link bool `json:"link,omitempty"`
 	// Follow is set for a recursive read that follows the symlinks it
 	// meets below Target (find -L, grep -R, zip -r, rsync -L, cp -L -r,
-	// tar -h): what the links lead to is read too.
+	// tar -h): what the links lead to is read too; and for a recursive
+	// delete or write that does (find -L … -delete, chmod/chown -R -L):
+	// what the links lead to is deleted or changed too.
 	Follow bool `json:"follow,omitempty"`
 	// Served is set for the tree a server exposes to the network (python3
 	// -m http.server, php -S, busybox httpd, serve, …): every file below

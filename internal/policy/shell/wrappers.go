@@ -683,6 +683,16 @@ func (k *call) find() {
 		switch v {
 		case "-delete":
 			k.files(Delete, roots, true)
+			if name != "" {
+				// and, by name, the files it selects below each root
+				for _, r := range roots {
+					if r.known {
+						rb := sub(r, path.Join(r.val, "**", name))
+						rb.glob = true
+						k.file(Delete, rb, false)
+					}
+				}
+			}
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j++
 			start := j
