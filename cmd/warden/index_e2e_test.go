@@ -143,3 +143,47 @@ func TestIndexFollowsTheWorkspace(t *testing.T) {
 		t.Errorf("without the daemon: %d %q %q", code, out, errOut)
 	}
 }
+
+// TestIndexSearchCaseAsRipgrep: literal and regex searches print the lines
+// ripgrep prints for the same pattern: case-sensitive unless -i (or
+// case:no in the query), from the daemon and from the index opened by the
+// CLI alike; a bad regex is said plainly, and no hits says so on stderr.
+func TestIndexSearchCaseAsRipgrep(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "proj")
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "case.txt"), []byte("Zetaword upper\nzetaword lower\n"), 0o644)
+	d := startDaemon(t, filepath.Join(dir, "data"))
+	defer d.stop()
+	if out, errOut, code := warden(t, d.dataDir, "", "workspace", "add", ws); code != 0 {
+		t.Fatalf("workspace add: %d %q %q", code, out, errOut)
+	}
+	check := func(who string) {
+		t.Helper()
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--mode", "literal", "Zetaword"}, "case.txt:1:1:Zetaword upper\n"},
+			{[]string{"--mode", "regex", `Zeta\w+`}, "case.txt:1:1:Zetaword upper\n"},
+			{[]string{"--mode", "literal", "-i", "Zetaword"}, "case.txt:1:1:Zetaword upper\ncase.txt:2:1:zetaword lower\n"},
+			{[]string{"--mode", "regex", "case:no zeta"}, "case.txt:1:1:Zetaword upper\ncase.txt:2:1:zetaword lower\n"},
+		} {
+			out, errOut, code := warden(t, d.dataDir, "", append([]string{"index", "search", "-w", ws}, c.args...)...)
+			if code != 0 || out != c.want {
+				t.Fatalf("%s: index search %q: %d\n%s\nwant\n%s%s", who, c.args, code, out, c.want, errOut)
+			}
+		}
+		out, errOut, code := warden(t, d.dataDir, "", "index", "search", "-w", ws, "--mode", "regex", "(")
+		if code == 0 || out != "" || !strings.Contains(errOut, `invalid regex "("`) || strings.Contains(errOut, "errorType") {
+			t.Fatalf("%s: bad regex: %d %q %q", who, code, out, errOut)
+		}
+		out, errOut, code = warden(t, d.dataDir, "", "index", "search", "-w", ws, "nothingmatchesthis")
+		if code != 0 || out != "" || !strings.Contains(errOut, `no hits for "nothingmatchesthis"`) {
+			t.Fatalf("%s: no hits: %d %q %q", who, code, out, errOut)
+		}
+	}
+	check("daemon")
+	d.stop()
+	check("no daemon")
+}

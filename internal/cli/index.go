@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -236,14 +237,16 @@ func newIndexSearchCmd(o *options) *cobra.Command {
 		asJSON    bool
 		limit     int
 		mode      string
+		ignore    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "search [flags] QUERY...",
 		Short: "Search the workspace's code index: ranked (default), literal, regex or symbol",
 		Long: `Search the code index. QUERY is free text in the index's query language: words and
-"quoted phrases", with filters file:GLOB -file:GLOB lang:NAME kind:KIND case:yes.
+"quoted phrases", with filters file:GLOB -file:GLOB lang:NAME kind:KIND case:yes|no.
 Ranked hits are definitions and chunks of code, best first; literal and regex hits are
-one per matching line (the lines ripgrep prints); symbol hits are definitions by name.
+one per matching line (the lines ripgrep prints: case-sensitive unless -i); symbol hits
+are definitions by name. No hits: nothing on stdout, a note on stderr (without --json).
 With --json each hit is one JSON object per line: path (relative to the workspace),
 line, endLine (1-based), symbol, kind, score, preview (column for line hits).`,
 		Example: `  warden index search "parse http header"
@@ -260,13 +263,31 @@ line, endLine (1-based), symbol, kind, score, preview (column for line hits).`,
 				return fmt.Errorf("--limit must not be negative")
 			}
 			text := strings.Join(args, " ")
+			// the query is checked here, so a mistake reads as one
+			// (whoever answers it)
+			q, err := index.ParseQuery(text)
+			if err != nil {
+				return err
+			}
+			q.Mode, q.Limit = index.Mode(mode), limit
+			if q.Mode == index.ModeLiteral || q.Mode == index.ModeRegex {
+				// ripgrep's lines: case-sensitive unless -i (or case:no)
+				if !q.CaseSet {
+					q.CaseSensitive = !ignore
+				}
+				if q.Mode == index.ModeRegex {
+					if _, err := regexp.Compile(q.Text); err != nil {
+						return fmt.Errorf("invalid regex %q: %w", q.Text, err)
+					}
+				}
+			}
 			t, err := o.indexTarget(cmd.Context(), workspace)
 			if err != nil {
 				return err
 			}
 			var hits []index.Hit
 			if t.daemon {
-				res, err := t.call(cmd.Context(), "index.search", map[string]any{"query": text, "mode": mode, "limit": limit}, nil)
+				res, err := t.call(cmd.Context(), "index.search", map[string]any{"query": text, "mode": mode, "limit": limit, "caseSensitive": q.CaseSensitive}, nil)
 				if err != nil {
 					return err
 				}
@@ -278,11 +299,6 @@ line, endLine (1-based), symbol, kind, score, preview (column for line hits).`,
 				}
 				hits = r.Hits
 			} else {
-				q, err := index.ParseQuery(text)
-				if err != nil {
-					return err
-				}
-				q.Mode, q.Limit = index.Mode(mode), limit
 				x, err := t.open(cmd.Context())
 				if err != nil {
 					return err
@@ -301,6 +317,9 @@ line, endLine (1-based), symbol, kind, score, preview (column for line hits).`,
 					return err
 				}
 			}
+			if len(hits) == 0 && !asJSON {
+				fmt.Fprintf(o.stderr, "no hits for %q (%s) in %s\n", text, mode, t.root)
+			}
 			return printHits(o.stdout, hits, asJSON)
 		},
 	}
@@ -308,6 +327,7 @@ line, endLine (1-based), symbol, kind, score, preview (column for line hits).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per hit, per line")
 	cmd.Flags().IntVar(&limit, "limit", index.DefaultLimit, "how many hits")
 	cmd.Flags().StringVar(&mode, "mode", string(index.ModeRanked), "ranked, literal, regex or symbol")
+	cmd.Flags().BoolVarP(&ignore, "ignore-case", "i", false, "literal and regex: match case-insensitively (by default they match case, as ripgrep does; case:no in the query does the same)")
 	return cmd
 }
 

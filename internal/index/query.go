@@ -49,6 +49,9 @@ type Query struct {
 	// search.Options do); CaseSensitive also makes symbol lookup exact.
 	CaseSensitive bool `json:"caseSensitive,omitempty"`
 	WholeWord     bool `json:"wholeWord,omitempty"`
+	// CaseSet reports that the query's text said case:yes or case:no
+	// (ParseQuery), so a caller's own default does not override it.
+	CaseSet bool `json:"-"`
 	// Include and Exclude are comma-separated globs, as search.Options'.
 	Include string `json:"include,omitempty"`
 	Exclude string `json:"exclude,omitempty"`

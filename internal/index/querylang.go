@@ -76,7 +76,7 @@ func ParseQuery(s string) (Query, error) {
 				return Query{}, fmt.Errorf("index: %q: %s:%s: want yes or no: %w", s, key, val, ErrBadQuerySyntax)
 			}
 			if key == "case" {
-				q.CaseSensitive = b
+				q.CaseSensitive, q.CaseSet = b, true
 			} else {
 				q.WholeWord = b
 			}
@@ -156,8 +156,11 @@ func (q Query) String() string {
 	if q.Mode != "" {
 		parts = append(parts, "mode:"+string(q.Mode))
 	}
-	if q.CaseSensitive {
+	switch {
+	case q.CaseSensitive:
 		parts = append(parts, "case:yes")
+	case q.CaseSet:
+		parts = append(parts, "case:no")
 	}
 	if q.WholeWord {
 		parts = append(parts, "word:yes")

@@ -10,7 +10,8 @@ func TestParseQuery(t *testing.T) {
 		"parse header":                   {Text: "parse header"},
 		`lang:go kind:function "a  b" c`: {Text: "a  b c", Lang: "go", Kind: "function"},
 		`file:*.go -file:vendor file:"x y" mode:regex case:yes word:no foo.*`: {
-			Text: "foo.*", Include: "*.go,x y", Exclude: "vendor", Mode: ModeRegex, CaseSensitive: true},
+			Text: "foo.*", Include: "*.go,x y", Exclude: "vendor", Mode: ModeRegex, CaseSensitive: true, CaseSet: true},
+		"case:no Zeta":                   {Text: "Zeta", CaseSet: true},
 		"http://example.com other:thing": {Text: "http://example.com other:thing"},
 		`"lang:go"`:                      {Text: "lang:go"},
 		`"say \"hi\""`:                   {Text: `say "hi"`},
@@ -36,7 +37,7 @@ func TestParseQuery(t *testing.T) {
 // FuzzParseQuery: the parser never panics, and what it reads is written
 // back by String into a query that reads the same.
 func FuzzParseQuery(f *testing.F) {
-	for _, s := range []string{"parse header", `lang:go "a b" kind:method`, `file:"x y" -file:z mode:symbol case:yes`,
+	for _, s := range []string{"parse header", `lang:go "a b" kind:method`, `file:"x y" -file:z mode:symbol case:yes`, "case:no x",
 		`"unterminated`, `a\"b`, `mode:regex ^func\s+\w+`, "http://x:y", `"":""`} {
 		f.Add(s)
 	}
