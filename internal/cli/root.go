@@ -85,6 +85,7 @@ Start the daemon with "warden serve", then point agents at it.`,
 	root.InitDefaultHelpFlag()
 	root.InitDefaultCompletionCmd()
 	suggestSubcommands(root)
+	usageOnArgErrors(root)
 	// a wrong flag points at the help of the command it was given to
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		hint := ""
@@ -135,6 +136,25 @@ func suggestSubcommands(c *cobra.Command) {
 	}
 	if !runnable {
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+}
+
+// usageOnArgErrors makes a command's wrong arguments ("accepts at most 2
+// arg(s), received 3") show its usage line and where its help is.
+func usageOnArgErrors(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		usageOnArgErrors(sub)
+	}
+	if c.Args == nil {
+		return
+	}
+	own := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		err := own(cmd, args)
+		if err == nil || strings.Contains(err.Error(), "--help' for usage") {
+			return err
+		}
+		return fmt.Errorf("%w\nUsage: %s\nRun '%s --help' for usage", err, cmd.UseLine(), cmd.CommandPath())
 	}
 }
 

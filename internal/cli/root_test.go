@@ -56,6 +56,8 @@ func TestMistakesSayWhatToDoNext(t *testing.T) {
 		{[]string{"agents", "--jsn"}, []string{"unknown flag: --jsn", "Did you mean this?\n\t--json", "Run 'warden agents --help'"}},
 		{[]string{"events", "--tpe", "x"}, []string{"\t--type", "Run 'warden events --help'"}},
 		{[]string{"install", "claude", "--zzzzzz"}, []string{"unknown flag: --zzzzzz", "Run 'warden install claude --help'"}},
+		{[]string{"workspace", "meta", "ws", "color", "blue"}, []string{"accepts at most 2 arg(s), received 3", "Usage: warden workspace meta [KEY [VALUE]]", "Run 'warden workspace meta --help'"}},
+		{[]string{"approve"}, []string{"needs an approval id", "Usage: warden approve ID"}},
 	} {
 		_, errOut, code := runCLI(t, c.args...)
 		if code == 0 {
