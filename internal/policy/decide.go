@@ -151,10 +151,12 @@ func (p *Policy) prepare(c Call, all bool) *eval {
 		e.analyse()
 	default:
 		s := &subject{span: n.input}
-		for _, ef := range fileEffects(n, p.roots.home) {
+		effs := fileEffects(n, p.roots.home)
+		for _, ef := range effs {
 			s.effs = append(s.effs, e.place(ef))
 		}
 		e.subjects = append(e.subjects, s)
+		e.judgeWrittenCode(effs)
 	}
 	if len(e.subjects) == 0 {
 		e.subjects = append(e.subjects, &subject{span: n.input})
@@ -177,8 +179,14 @@ func (e *eval) analyse() {
 	if strings.TrimSpace(n.input) == "" {
 		return
 	}
-	opts := shell.Options{Cwd: n.cwd, Home: e.p.roots.home, Warden: e.p.roots.binaries, Resolve: resolvePath, IsDir: isDir,
-		ReadFile: readScript, Workspace: n.wsR}
+	e.analyseText(n.input, n.cwd, "")
+	e.markWardenSignals()
+}
+
+// shellOpts are the analyser's options for code run in cwd.
+func (e *eval) shellOpts(cwd string) shell.Options {
+	opts := shell.Options{Cwd: cwd, Home: e.p.roots.home, Warden: e.p.roots.binaries, Resolve: resolvePath, IsDir: isDir,
+		ReadFile: readScript, Workspace: e.c.wsR}
 	if e.p.roots.home != "" || len(e.p.roots.temps) > 0 || len(e.p.roots.envVars) > 0 {
 		opts.Env = map[string]string{}
 		for k, v := range e.p.roots.envVars {
@@ -200,15 +208,22 @@ func (e *eval) analyse() {
 			opts.Env["TMPDIR"] = e.p.roots.temps[0]
 		}
 	}
-	an, err := e.p.safeAnalyze(n.input, opts)
+	return opts
+}
+
+// analyseText analyses src as shell code run in cwd and adds what it runs
+// as subjects; label, when set, prefixes their spans (the file a tool
+// wrote the code into).
+func (e *eval) analyseText(src, cwd, label string) {
+	an, err := e.p.safeAnalyze(src, e.shellOpts(cwd))
 	if err != nil {
 		e.parseErr = err.Error()
-		e.subjects = append(e.subjects, &subject{tags: []string{TagParseError}, span: n.input})
+		e.subjects = append(e.subjects, &subject{tags: []string{TagParseError}, span: label + src})
 		return
 	}
 	for i := range an.Commands {
 		cm := &an.Commands[i]
-		s := &subject{cmd: cm, tags: cm.Tags, attrs: normaliseAttrs(cm.Attrs), span: cm.Span.Text, argv: strings.Join(cm.Argv, " ")}
+		s := &subject{cmd: cm, tags: cm.Tags, attrs: normaliseAttrs(cm.Attrs), span: label + cm.Span.Text, argv: strings.Join(cm.Argv, " ")}
 		for _, ef := range cm.Effects {
 			s.effs = append(s.effs, e.place(ef))
 			placed := s.effs[len(s.effs)-1]
@@ -222,9 +237,8 @@ func (e *eval) analyse() {
 		e.subjects = append(e.subjects, s)
 	}
 	for _, f := range an.Findings {
-		e.subjects = append(e.subjects, &subject{tags: []string{f.Tag}, span: f.Span.Text})
+		e.subjects = append(e.subjects, &subject{tags: []string{f.Tag}, span: label + f.Span.Text})
 	}
-	e.markWardenSignals()
 }
 
 // globNamesFiles reports whether a glob effect names the files it acts on
