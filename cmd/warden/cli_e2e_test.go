@@ -294,3 +294,25 @@ func TestCompletionOffersWhatTheDaemonHolds(t *testing.T) {
 		t.Errorf("a second session id offered:\n%s", out)
 	}
 }
+
+// A query the daemon refuses prints its error and no empty table; a
+// --type that names no event type says so when nothing matches (a typo
+// matched nothing, silently).
+func TestEventsQueryMistakes(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	d := startDaemon(t, data)
+	if _, body := d.post(t, preExecute("s1", "c1", "ls", t.TempDir())); !strings.Contains(body, `"block":false`) {
+		t.Fatalf("ls: %s", body)
+	}
+	out, errOut, code := warden(t, data, "", "events", "--decision", "maybe")
+	if code == 0 || out != "" || !strings.Contains(errOut, `"maybe"`) {
+		t.Fatalf("--decision maybe: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	_, errOut, code = warden(t, data, "", "events", "--type", "tool.cal")
+	if code != 0 || !strings.Contains(errOut, `no event type is called "tool.cal"`) || !strings.Contains(errOut, "tool.call") {
+		t.Fatalf("--type tool.cal: exit %d, stderr %q", code, errOut)
+	}
+	if _, errOut, _ = warden(t, data, "", "events", "--type", "tool.call", "--session", "nosuch"); strings.Contains(errOut, "no event type") {
+		t.Fatalf("a known type called unknown: %q", errOut)
+	}
+}

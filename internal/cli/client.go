@@ -158,13 +158,14 @@ columns.`,
 				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.ID, e.Session, e.Seq, ts, e.Type, e.Source, summarize(e))
 				return nil
 			})
-			if !asJSON && !q.Follow {
+			if !asJSON && !q.Follow && (err == nil || n > 0) {
+				// a refused query prints its error, not an empty table
 				if ferr := tw.Flush(); err == nil {
 					err = ferr
 				}
 				if n == 0 && err == nil {
 					if since != "" || len(q.Types) > 0 || len(q.Decisions) > 0 || q.Session != "" {
-						fmt.Fprintln(o.stderr, "no events match")
+						fmt.Fprintln(o.stderr, "no events match"+unknownTypesHint(q.Types))
 					} else {
 						fmt.Fprintln(o.stderr, "no events yet")
 					}
@@ -205,6 +206,27 @@ func fit(s string, n int) string {
 	head := (n - 1) / 2
 	return string(r[:head]) + "~" + string(r[len(r)-(n-1-head):])
 }
+
+// unknownTypesHint names the --type values that are no event type warden
+// writes (a typo matches nothing, silently), for "no events match".
+func unknownTypesHint(types []string) string {
+	known := map[string]bool{}
+	for _, n := range eventTypeNames() {
+		known[n] = true
+	}
+	var unknown []string
+	for _, t := range types {
+		if !known[t] {
+			unknown = append(unknown, strquote(t))
+		}
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (no event type is called %s; the types: %s)", strings.Join(unknown, ", "), strings.Join(eventTypeNames(), " "))
+}
+
+func strquote(s string) string { return fmt.Sprintf("%q", s) }
 
 // eventTypeNames lists the event types for completion.
 func eventTypeNames() []string {
