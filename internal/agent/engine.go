@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -401,9 +402,28 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	e.Abort(ctx, id)
-	_, err = e.record(ctx, ev(id, h.workspace, event.SessionEnd, EndData{Reason: "deleted"}))
+	_, err = e.record(ctx, ev(id, h.workspace, event.SessionEnd, EndData{Reason: "deleted", Summary: endSummary(h)}))
 	e.roots.Delete(id)
 	return err
+}
+
+// endSummary is session.end's summary (a key field of the spec's
+// session.end): how many turns the session had and the start of its last
+// answer.
+func endSummary(h *history) string {
+	s := fmt.Sprintf("%d turn(s)", h.turns)
+	for i := len(h.events) - 1; i >= 0; i-- {
+		if h.events[i].Type != event.MessageAssistant {
+			continue
+		}
+		if last := strings.TrimSpace(dataAt[AssistantData](h, i).Content); last != "" {
+			if r := []rune(last); len(r) > 200 {
+				last = string(r[:200]) + "..."
+			}
+			return s + "; last answer: " + last
+		}
+	}
+	return s
 }
 
 // SwitchModel makes model the session's model from its next step on.

@@ -11,6 +11,7 @@ import (
 	"github.com/warden-dev/warden/internal/fakemodel"
 	openaifake "github.com/warden-dev/warden/internal/fakemodel/openai"
 	"github.com/warden-dev/warden/internal/jsonrpc"
+	"github.com/warden-dev/warden/internal/store"
 )
 
 // TestEventsCarryTheSpecsToolCallFields: the spec's tool.call has name,
@@ -162,5 +163,30 @@ func TestAbortedCompaction(t *testing.T) {
 	}
 	if res := c.message(id, "third"); res.Text != "three" {
 		t.Fatalf("next turn %+v", res)
+	}
+}
+
+// TestDeleteEndsWithSummary: session.delete records the spec's session.end
+// with its key fields, reason and summary (the turns and the last answer).
+func TestDeleteEndsWithSummary(t *testing.T) {
+	h := newHarness(t, queue(openaifake.Reply{Text: "All done here."}), harnessOptions{})
+	c := h.dial()
+	id := c.create(h)
+	c.message(id, "do it")
+	var r struct {
+		Success bool `json:"success"`
+	}
+	c.call("session.delete", map[string]any{"sessionId": id}, &r)
+	if !r.Success {
+		t.Fatal("session.delete did not succeed")
+	}
+	evs, err := h.core.Events(t.Context(), store.Filter{Session: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	d, err := event.DataOf[agent.EndData](last)
+	if last.Type != event.SessionEnd || err != nil || d.Reason != "deleted" || d.Summary != "1 turn(s); last answer: All done here." {
+		t.Fatalf("last event %s %s", last.Type, last.Data)
 	}
 }
