@@ -126,3 +126,32 @@ func FuzzEditorScript(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSQLFiles feeds SQL to the database clients whose statements open
+// files by name (sqlFiles): the analysis never fails internally and keeps
+// its spans in range.
+func FuzzSQLFiles(f *testing.F) {
+	for _, s := range []string{"select readfile('/x')", "select writefile('/x', 'y')", "load data local infile '/x' into table t",
+		"select 1 into outfile '/x'", "copy t from '/x'", "\\copy t to '/x'", ".output /x", ".import /x t", "select load_file('it''s')",
+		"COPY t TO STDOUT", "select lo_export(1, '/x')", "'", "readfile("} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		for _, pre := range [][]string{{"sqlite3", "x.db"}, {"psql", "-c"}, {"mysql", "-e"}} {
+			for _, src := range []string{Join(append(append([]string(nil), pre...), sql)...), Join(pre[0]) + " <<< " + Join(sql)} {
+				a, err := Analyze(src, testOpts)
+				if err != nil {
+					if strings.Contains(err.Error(), "internal error") {
+						t.Fatalf("%q: %v", src, err)
+					}
+					continue
+				}
+				for _, c := range a.Commands {
+					if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start > c.Span.End {
+						t.Fatalf("span %+v out of range for %q", c.Span, src)
+					}
+				}
+			}
+		}
+	})
+}

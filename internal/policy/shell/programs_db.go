@@ -73,6 +73,7 @@ func (k *call) sqlClient(s spec, codeOpts, fileOpts []string) {
 		}
 	}
 	code = append(code, k.stdinText()...)
+	k.sqlFiles(code)
 	for _, c := range code {
 		if st, ok := sqlDestroys(c); ok {
 			k.dbDestroy(st)
@@ -94,6 +95,7 @@ func (k *call) sqliteClient() {
 		k.file(Read, p.ops[0], false)
 	}
 	code = append(code, k.stdinText()...)
+	k.sqlFiles(code)
 	for _, c := range code {
 		if st, ok := sqlDestroys(c); ok {
 			k.dbDestroy(st)

@@ -382,4 +382,17 @@ func (k *call) cpio() {
 			k.file(Write, p.ops[len(p.ops)-1], true)
 		}
 	}
+	if p.has("o", "create", "p", "pass-through") {
+		// the names of the files to copy are read from stdin
+		for _, txt := range k.stdinText() {
+			for n, l := range strings.Split(txt, "\n") {
+				if n >= maxEdLines {
+					break
+				}
+				if l = strings.TrimSpace(l); l != "" {
+					k.file(Read, k.home(lit(l)), false)
+				}
+			}
+		}
+	}
 }

@@ -63,6 +63,43 @@ func transformPrograms() []program {
 				ex("gpg --armor --encrypt -r a@b.c notes", "read /home/u/proj/notes", "write /home/u/proj/notes.asc", "!read /home/u/proj/a@b.c"),
 				ex("gpg --detach-sign rel.tgz", "read /home/u/proj/rel.tgz", "write /home/u/proj/rel.tgz.sig"),
 				ex("gpg --verify x.sig x", "read /home/u/proj/x.sig", "!write")}},
+		{names: []string{"rar"}, model: func(k *call) {
+			// rar a|u|m|f ARCHIVE FILES…: the files are read into the archive
+			p := parseOpts(k.args, spec{})
+			if len(p.ops) < 2 || !p.ops[0].known {
+				k.files(Read, p.ops, false)
+				return
+			}
+			switch p.ops[0].val {
+			case "a", "u", "m", "f":
+				k.file(Write, p.ops[1], false)
+				k.files(Read, p.ops[2:], p.has("r"))
+			case "x", "e":
+				k.file(Read, p.ops[1], false)
+				k.file(Write, lit("."), true)
+			default:
+				k.file(Read, p.ops[1], false)
+			}
+		}, examples: []example{ex("rar a out.rar notes", "write /home/u/proj/out.rar", "read /home/u/proj/notes")}},
+		{names: []string{"ar"}, model: func(k *call) {
+			// ar r|q ARCHIVE FILES…: the files are read into the archive
+			p := parseOpts(k.args, spec{})
+			ops := p.ops
+			if len(ops) < 2 || !ops[0].known {
+				k.files(Read, ops, false)
+				return
+			}
+			mode := strings.TrimPrefix(ops[0].val, "-")
+			if strings.ContainsAny(mode, "rq") {
+				k.file(Write, ops[1], false)
+				k.files(Read, ops[2:], false)
+				return
+			}
+			k.file(Read, ops[1], false)
+			if strings.Contains(mode, "x") {
+				k.file(Write, lit("."), true)
+			}
+		}, examples: []example{ex("ar rcs lib.a a.o b.o", "write /home/u/proj/lib.a", "read /home/u/proj/a.o")}},
 		{names: []string{"age", "rage"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{arg: "oriRjI", long: []string{"output", "recipient", "recipients-file", "identity", "plugin"}})
 			if o, ok := p.get("o", "output"); ok {
