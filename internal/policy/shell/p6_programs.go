@@ -245,6 +245,7 @@ func (k *call) after() {
 	}
 	k.follows()
 	k.runsDirtyManifest()
+	k.implicitFiles()
 	k.noteManifests()
 	switch n := k.name; {
 	case n == "source" || n == "." || isPython(n) || n == "node" || n == "nodejs" || n == "bun" || n == "ruby" || n == "perl":

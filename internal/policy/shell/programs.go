@@ -177,6 +177,7 @@ func (a *analyzer) model(k *call) {
 		return
 	}
 	k.mentions()
+	k.implicitFiles() // pytest, jest, nox, tox, …: the files they run from their directory
 }
 
 // inert is the model of programs that take names without reading or
