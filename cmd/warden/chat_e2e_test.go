@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -186,4 +187,21 @@ func TestChatCompactAborts(t *testing.T) {
 	c.send("third")
 	c.waitFor(`three`, 1)
 	c.waitFor(`\[end;`, 3)
+}
+
+// TestChatSaysWhyNoModel: with a provider configured whose server does not
+// answer, `warden chat` without --model says what the provider answered
+// rather than that no model is configured.
+func TestChatSaysWhyNoModel(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	wd := mkdirReal(t, filepath.Join(dir, "proj"))
+	gone := openaifake.New(openaifake.NewQueue().Next)
+	url := gone.URL
+	gone.Close()
+	startDaemonIn(t, data, wd, []string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=sk-test"})
+	out, errOut, code := warden(t, data, "hello\n", "chat", "-w", wd)
+	if code == 0 || strings.Contains(errOut, "no model is configured") || !strings.Contains(errOut, "no provider listed a model") || !strings.Contains(errOut, "openai") {
+		t.Fatalf("chat without a reachable provider: %d %q %q", code, out, errOut)
+	}
 }

@@ -298,9 +298,21 @@ func (c *chatClient) firstModel(ctx context.Context) (string, error) {
 		Models []struct {
 			ID string `json:"id"`
 		} `json:"models"`
+		Errors []struct {
+			Provider string `json:"provider"`
+			Error    string `json:"error"`
+		} `json:"errors"`
 	}
 	if err := c.call(ctx, "model.list", map[string]any{}, &r); err != nil {
 		return "", err
+	}
+	if len(r.Models) == 0 && len(r.Errors) > 0 {
+		// providers are configured but none answered: say why
+		var why []string
+		for _, e := range r.Errors {
+			why = append(why, strings.TrimSpace(e.Error))
+		}
+		return "", fmt.Errorf("no provider listed a model (%s): check that the servers run and the keys are right, or pass --model provider/model", strings.Join(why, "; "))
 	}
 	if len(r.Models) == 0 {
 		return "", errors.New("no model is configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST (or providers: in the config) and restart warden, or pass --model")
