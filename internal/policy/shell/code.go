@@ -316,6 +316,23 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 			case strings.HasSuffix(t.val, ".__dict__") && s.lang == "python":
 				out = appendIdent(out, ctok{kind: cIdent, val: strings.TrimSuffix(t.val, ".__dict__")})
 				continue
+			case (t.val == "array_map") && s.lang == "php" && isP(i+1, "(") && isS(i+2) && isP(i+3, ","):
+				// array_map("unlink", $files) calls unlink on each of them
+				out = appendIdent(out, ctok{kind: cIdent, val: in[i+2].val})
+				out = append(out, ctok{kind: cPunct, val: "("})
+				i += 3
+				continue
+			case (t.val == "array_walk" || t.val == "array_filter" || t.val == "usort" || t.val == "uasort" || t.val == "uksort" || t.val == "iterator_apply") &&
+				s.lang == "php" && isP(i+1, "("):
+				// array_walk($files, "unlink"): the callable comes last
+				if j := closeParen(in, i+1); j > i+3 && isS(j-1) && isP(j-2, ",") {
+					out = appendIdent(out, ctok{kind: cIdent, val: in[j-1].val})
+					out = append(out, ctok{kind: cPunct, val: "("})
+					out = append(out, in[i+2:j-2]...)
+					out = append(out, ctok{kind: cPunct, val: ")"})
+					i = j
+					continue
+				}
 			case (t.val == "call_user_func" || t.val == "call_user_func_array" || t.val == "forward_static_call") && s.lang == "php" && isP(i+1, "("):
 				// call_user_func("system", "…") calls system("…")
 				if isS(i + 2) {
@@ -324,6 +341,13 @@ func (s *codeScan) normalise(in []ctok) []ctok {
 					i += 2
 					if isP(i+1, ",") {
 						i++
+					}
+					if t.val == "call_user_func_array" && isP(i+1, "[") {
+						// call_user_func_array("f", [a, b]) is f(a, b)
+						if k := closeParen(in, i+1); k > i+1 {
+							out = append(out, in[i+2:k]...)
+							i = k
+						}
 					}
 					continue
 				}
