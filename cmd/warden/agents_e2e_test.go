@@ -736,8 +736,12 @@ func TestAgentsStartAgainAndTerminalDiscovery(t *testing.T) {
 		return row
 	}
 	first := start()
-	if _, errOut, code := warden(t, data, "", "agents", "stop", "--workspace", ws); code != 0 {
-		t.Fatalf("agents stop: %s", errOut)
+	if out, errOut, code := warden(t, data, "", "agents", "stop", "--workspace", ws); code != 0 || !strings.Contains(out, "stopped the agent of "+ws) {
+		t.Fatalf("agents stop: %d %q %s", code, out, errOut)
+	}
+	// again: there is nothing left to stop, and it says so
+	if out, errOut, code := warden(t, data, "", "agents", "stop", "--workspace", ws); code != 0 || !strings.Contains(out, "nothing to stop") {
+		t.Fatalf("agents stop again: %d %q %s", code, out, errOut)
 	}
 	if row := agentsJSON(t, data)[ws]; row.Running || row.Status != "none" {
 		t.Fatalf("after stop: %+v", row)

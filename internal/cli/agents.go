@@ -183,7 +183,14 @@ func newAgentActionCmd(o *options, action string) *cobra.Command {
 			}
 			switch action {
 			case "stop":
-				fmt.Fprintf(o.stdout, "stopped the agent of %s\n", ai.Workspace)
+				switch {
+				case ai.Killed:
+					fmt.Fprintf(o.stdout, "stopped the agent of %s (its server did not end in time and was killed)\n", ai.Workspace)
+				case ai.Stopped:
+					fmt.Fprintf(o.stdout, "stopped the agent of %s\n", ai.Workspace)
+				default:
+					fmt.Fprintf(o.stdout, "no agent was started for %s: nothing to stop\n", ai.Workspace)
+				}
 			default:
 				fmt.Fprintf(o.stdout, "%s runs for %s on 127.0.0.1:%d (pid %d), status %s\n", ai.Agent, ai.Workspace, ai.Port, ai.PID, ai.Status)
 				fmt.Fprintf(o.stdout, "attach a terminal with: warden run opencode (in %s)\n", ai.Workspace)

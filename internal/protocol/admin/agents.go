@@ -94,21 +94,27 @@ func (s *Server) mountAgents(mux *http.ServeMux) {
 	}))
 	mux.HandleFunc("POST /v1/agents/{action}", s.withBody(func(w http.ResponseWriter, r *http.Request, sv *supervisor.Supervisor, req WorkspaceRequest) {
 		var (
-			ai  supervisor.AgentInfo
+			ai  AgentActionResult
 			err error
 		)
 		switch r.PathValue("action") {
 		case "start":
 			var t agent.Type
 			if t, err = agents.Parse(req.Agent); err == nil {
-				ai, err = sv.StartAgent(r.Context(), req.Path, t)
+				ai.AgentInfo, err = sv.StartAgent(r.Context(), req.Path, t)
 			}
 		case "stop":
-			if _, err = sv.StopAgent(r.Context(), req.Path); err == nil {
-				ai, err = sv.Agent(req.Path)
+			var before supervisor.AgentInfo
+			if before, err = sv.Agent(req.Path); err != nil {
+				break
+			}
+			var res agent.StopResult
+			if res, err = sv.StopAgent(r.Context(), req.Path); err == nil {
+				ai.Stopped, ai.Killed = before.Agent != "", res.Killed
+				ai.AgentInfo, err = sv.Agent(req.Path)
 			}
 		case "restart":
-			ai, err = sv.RestartAgent(r.Context(), req.Path)
+			ai.AgentInfo, err = sv.RestartAgent(r.Context(), req.Path)
 		default:
 			writeErr(w, http.StatusNotFound, fmt.Errorf("no agent action %q (start, stop or restart)", r.PathValue("action")))
 			return
@@ -119,6 +125,18 @@ func (s *Server) mountAgents(mux *http.ServeMux) {
 		}
 		writeJSON(w, http.StatusOK, ai)
 	}))
+}
+
+// AgentActionResult answers POST /v1/agents/{action}: the workspace's
+// agent as it is now and, for a stop, whether there was one to stop.
+type AgentActionResult struct {
+	supervisor.AgentInfo
+	// Stopped is true when stop found an agent started for the workspace
+	// (a server running, or restarts being tried) and ended it.
+	Stopped bool `json:"stopped,omitempty"`
+	// Killed is true when its server had to be killed after the grace
+	// period.
+	Killed bool `json:"killed,omitempty"`
 }
 
 func codeOf(err error) int {
@@ -199,7 +217,7 @@ func (c *Client) Agents(ctx context.Context, workspace string) ([]supervisor.Age
 }
 
 // AgentAction starts, stops or restarts a workspace's agent.
-func (c *Client) AgentAction(ctx context.Context, action, path, agentType string) (supervisor.AgentInfo, error) {
-	var out supervisor.AgentInfo
+func (c *Client) AgentAction(ctx context.Context, action, path, agentType string) (AgentActionResult, error) {
+	var out AgentActionResult
 	return out, c.do(ctx, "POST", "/v1/agents/"+url.PathEscape(action), WorkspaceRequest{Path: path, Agent: agentType}, &out)
 }
