@@ -1223,16 +1223,40 @@ func TestBridgeJudgesTheCommandWardenConfined(t *testing.T) {
 	f.noPending(t)
 }
 
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes;
+// wrote ticks after each write.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{}
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	select {
+	case l.wrote <- struct{}{}:
+	default:
+	}
 	return l.b.Write(p)
+}
+
+// waitLine returns the first line holding s, waiting for writes.
+func (l *lockedBuffer) waitLine(t *testing.T, s string) string {
+	t.Helper()
+	deadline := time.After(waitFor)
+	for {
+		for line := range strings.SplitSeq(l.String(), "\n") {
+			if strings.Contains(line, s) {
+				return line
+			}
+		}
+		select {
+		case <-l.wrote:
+		case <-deadline:
+			t.Fatalf("no record %q:\n%s", s, l.String())
+		}
+	}
 }
 
 func (l *lockedBuffer) String() string {
@@ -1250,7 +1274,7 @@ func TestProviderRecordsNameTheirWorkspaceOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	logs := lockedBuffer{wrote: make(chan struct{}, 1)}
 	s, err := New(Options{
 		Core: c, Registry: reg, AgentDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Env:     map[string]string{"WARDEN_MCP_PORT": "1"},
@@ -1266,15 +1290,7 @@ func TestProviderRecordsNameTheirWorkspaceOnce(t *testing.T) {
 	if _, err := s.StartAgent(t.Context(), ws, agent.OpenCode); err != nil {
 		t.Fatal(err)
 	}
-	var line string
-	for l := range strings.SplitSeq(logs.String(), "\n") {
-		if strings.Contains(l, "could not connect to opencode") {
-			line = l
-		}
-	}
-	if line == "" {
-		t.Fatalf("no record of the failed connect:\n%s", logs.String())
-	}
+	line := logs.waitLine(t, "connect to opencode")
 	if n, m := strings.Count(line, " workspace="), strings.Count(line, " agent="); n != 1 || m != 1 {
 		t.Fatalf("workspace named %d times, agent %d times: %s", n, m, line)
 	}
