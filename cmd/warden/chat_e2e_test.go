@@ -205,3 +205,28 @@ func TestChatSaysWhyNoModel(t *testing.T) {
 		t.Fatalf("chat without a reachable provider: %d %q %q", code, out, errOut)
 	}
 }
+
+// TestChatShowsTurnError: a turn the provider refuses shows the provider's
+// reason, not only its stop reason; the chat goes on.
+func TestChatShowsTurnError(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	wd := mkdirReal(t, filepath.Join(dir, "proj"))
+	fake := openaifake.New(openaifake.NewQueue(
+		openaifake.Reply{Error: &openaifake.Error{Status: 404, Type: "invalid_request_error", Code: "model_not_found", Message: "The model `no-such-model` does not exist"}},
+		openaifake.Reply{Text: "back again"},
+	).Next)
+	defer fake.Close()
+	startDaemonIn(t, data, wd, []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-test"})
+	c := startChat(t, data, "-w", wd, "--model", "openai/no-such-model")
+	c.send("hello")
+	c.waitFor(`\[error;`, 1)
+	c.waitFor("error: .*does not exist", 1)
+	c.send("again")
+	c.waitFor("back again", 1)
+	// piped input that ends mid-turn still shows how the turn ended
+	out, errOut, code := warden(t, data, "hello\n", "chat", "-w", wd, "--model", "openai/no-such-model")
+	if code != 0 || !strings.Contains(out, "error: ") {
+		t.Fatalf("piped chat: %d %q %q", code, out, errOut)
+	}
+}

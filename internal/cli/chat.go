@@ -405,10 +405,20 @@ func (c *chatClient) repl(ctx context.Context, in io.Reader, adm *admin.Client, 
 		if !ok {
 			return errors.New("the agent door closed the connection")
 		}
-		if r.Error != nil {
+		switch {
+		case r.Error != nil:
 			fmt.Fprintf(c.out, "\n%s (%d)\n", r.Error.Message, r.Error.Code)
-		} else if compacting {
+		case compacting:
 			c.compacted(r.Result)
+		default:
+			// a turn that failed says why (turn_complete shows only
+			// its stop reason)
+			var res struct {
+				Error string `json:"error"`
+			}
+			if json.Unmarshal(r.Result, &res) == nil && res.Error != "" {
+				fmt.Fprintf(c.out, "error: %s\n", res.Error)
+			}
 		}
 		compacting = false
 		return nil
@@ -431,9 +441,7 @@ func (c *chatClient) repl(ctx context.Context, in io.Reader, adm *admin.Client, 
 				if turn != nil {
 					// input ended: let the turn finish
 					r, ok := <-turn
-					if ok && r.Error != nil {
-						fmt.Fprintf(c.out, "\n%s (%d)\n", r.Error.Message, r.Error.Code)
-					}
+					return finish(r, ok)
 				}
 				return nil
 			}

@@ -302,6 +302,11 @@ func (p *OpenAI) wrap(err error) error {
 		if apiErr.Code == "context_length_exceeded" || (apiErr.StatusCode == 400 || apiErr.StatusCode == 413) && overflowText(apiErr.Message) {
 			return fmt.Errorf("%s: %w: %w", p.ep.Name, provider.ErrContextOverflow, err)
 		}
+		if m := strings.TrimSpace(apiErr.Message); m != "" && !strings.Contains(err.Error(), m) {
+			// the server's own words (e.g. "The model `x` does not
+			// exist"), which the SDK's error text leaves out
+			return fmt.Errorf("%s: %w: %s", p.ep.Name, err, m)
+		}
 		return fmt.Errorf("%s: %w", p.ep.Name, err)
 	}
 	var se *ssestream.StreamError
