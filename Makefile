@@ -16,7 +16,8 @@ FUZZ_TARGETS  := ./internal/policy/shell:FuzzAnalyze:12000 ./internal/policy/she
                  ./internal/event:FuzzCheckDepth:300000 ./internal/session:FuzzLoadCheckpoint:300000 ./internal/protocol/admin:FuzzParsePruneBefore:35000 \
                  ./internal/provider/ollamaenv:FuzzParseHost:500000 ./internal/provider/ollamaenv:FuzzNumCtx:700000 ./internal/index:FuzzParseQuery:150000 \
                  ./internal/agent:FuzzToolArguments:30000 ./internal/reaper:FuzzParentOf:700000 ./internal/protocol/agentapi:FuzzParams:15000 \
-                 ./internal/config:FuzzVectors:500000 ./internal/policy/shell:FuzzProcPath:250000 ./internal/policy/shell:FuzzEditorScript:20000 ./internal/policy/shell:FuzzSQLFiles:20000
+                 ./internal/config:FuzzVectors:500000 ./internal/policy/shell:FuzzProcPath:250000 ./internal/policy/shell:FuzzEditorScript:20000 ./internal/policy/shell:FuzzSQLFiles:20000 \
+                 ./internal/policy:FuzzWrittenCode:30000
 
 .PHONY: run build test agents tools lint unit fuzz bench clean
 
