@@ -229,16 +229,28 @@ func (k *call) hash() {
 func (k *call) tee() {
 	p := parseOpts(k.args, spec{})
 	k.files(Write, p.ops, false)
+	k.stdinWrites(p.ops, p.has("a", "append"))
+}
+
+// stdinNames are the names by which a program opens its standard input.
+var stdinNames = map[string]bool{"/dev/stdin": true, "/dev/fd/0": true, "/proc/self/fd/0": true}
+
+// stdinWrites remembers, for a script run later in the line, what a
+// program that copies its standard input into files (tee, sponge, cp
+// /dev/stdin f, dd of=f) leaves in them: known text when stdin is literal
+// (a here-string, echo piped in), otherwise that the content is not known.
+func (k *call) stdinWrites(files []field, appendMode bool) {
 	in := k.c.stdin
-	for _, f := range p.ops {
+	for _, f := range files {
 		e, ok := k.a.target(k.st, Write, k.home(f), false)
 		if !ok || e.Unknown {
 			continue
 		}
 		if len(in.carries) > 0 || len(k.a.filled) > 0 {
-			k.a.fill(e.Target, in.carries, p.has("a", "append"))
+			k.a.fill(e.Target, in.carries, appendMode)
 		}
-		if !in.literal || p.has("a", "append") {
+		k.a.markDownloaded(e.Target, in.remote, appendMode)
+		if !in.literal || appendMode {
 			delete(k.a.written, e.Target)
 			continue
 		}

@@ -41,6 +41,16 @@ func (k *call) envCode() {
 	}
 	shell := isShell(k.name)
 	for name, f := range k.ro.env {
+		if shell && f.proc && (name == "ENV" || name == "BASH_ENV") {
+			// BASH_ENV=<(…) bash -c …: the shell runs the substitution's
+			// output first, as source <(…) does
+			if f.remote {
+				k.remoteExec(k.name + " runs startup code fetched from the network (" + name + ")")
+			} else {
+				k.procCode(f, "sh")
+			}
+			continue
+		}
 		if !f.known || strings.TrimSpace(f.val) == "" {
 			continue
 		}

@@ -98,6 +98,10 @@ func fsPrograms() []program {
 			if in != nil && out != nil {
 				k.recordCopy(*in, *out, false, false)
 			}
+			if out != nil && (in == nil || in.known && stdinNames[in.val]) {
+				// without if= dd copies its standard input
+				k.stdinWrites([]field{*out}, false)
+			}
 		}, examples: []example{ex("dd if=/home/u/.ssh/id_rsa of=/dev/sda bs=1M", "read /home/u/.ssh/id_rsa", "write /dev/sda", "tag disk.write")}},
 		{names: []string{"truncate"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{arg: "sr", long: []string{"size", "reference"}})
@@ -110,7 +114,9 @@ func fsPrograms() []program {
 			ex("truncate -s0 src/*.go", "tag workspace.sources"), ex("truncate -s 0 logs/*.log", "!tag workspace.sources")}},
 		{names: []string{"sponge"}, model: func(k *call) {
 			// moreutils' sponge soaks up stdin, then writes (-a appends) its file
-			k.files(Write, parseOpts(k.args, spec{}).ops, false)
+			p := parseOpts(k.args, spec{})
+			k.files(Write, p.ops, false)
+			k.stdinWrites(p.ops, p.has("a"))
 		}, examples: []example{ex("jq . a.json | sponge a.json", "write /home/u/proj/a.json"), ex("echo x | sponge -a ~/.bashrc", "write /home/u/.bashrc")}},
 		{names: []string{"touch"}, model: func(k *call) {
 			p := parseOpts(k.args, spec{arg: "dtr", long: []string{"date", "reference", "time"}})
@@ -193,6 +199,10 @@ func (k *call) copyMove(move bool) {
 		k.file(Write, *dest, rec && !move)
 		if len(srcs) == 1 {
 			k.copiedWarden(srcs[0], *dest)
+			if srcs[0].known && stdinNames[srcs[0].val] {
+				// cp /dev/stdin f <<< '…' writes what stdin carries
+				k.stdinWrites([]field{*dest}, false)
+			}
 		}
 		_, toDir := p.get("t", "target-directory")
 		for _, s := range srcs {

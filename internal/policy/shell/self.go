@@ -548,6 +548,7 @@ func (a *analyzer) recordWritten(st *state, rs []*syntax.Redirect, start int) {
 			delete(a.copies, e.Target) // overwritten: no longer a copy
 		}
 		a.recordFilled(e.Target, app, start)
+		a.recordDownloaded(e.Target, app, start)
 		txt, known := "", false
 		if start < len(a.out.Commands) {
 			txt, known = literalOutput(a.out.Commands[start:], a.meta[start:], a.opts.Env)
@@ -717,6 +718,35 @@ func (k *call) claude() {
 		k.tag(TagAgentUnhooked)
 		k.attr("agent", "claude")
 		k.attr("how", "CLAUDE_CONFIG_DIR")
+	}
+}
+
+// recordDownloaded marks file as downloaded when the commands from start
+// on, whose output fills it, fetch from the network (curl URL > f.sh; bash
+// f.sh runs what came down, as curl -o f.sh does), and forgets the mark
+// when the file is overwritten with other output.
+func (a *analyzer) recordDownloaded(file string, app bool, start int) {
+	fetched := false
+	for i := start; i < len(a.out.Commands); i++ {
+		if isFetcher(&a.out.Commands[i]) {
+			fetched = true
+			break
+		}
+	}
+	a.markDownloaded(file, fetched, app)
+}
+
+// markDownloaded records whether file now holds content fetched from the
+// network; appending keeps an earlier mark.
+func (a *analyzer) markDownloaded(file string, fetched, app bool) {
+	switch {
+	case fetched:
+		if a.downloaded == nil {
+			a.downloaded = map[string]bool{}
+		}
+		a.downloaded[file] = true
+	case !app:
+		delete(a.downloaded, file)
 	}
 }
 
