@@ -39,3 +39,31 @@ func TestP9StdinWriters(t *testing.T) {
 		{call: bash("BASH_ENV=<(echo 'set -o pipefail') bash -c 'make test'"), want: Allow},
 	})
 }
+
+// TestP9SourceEnv: the environment variables that choose where a package
+// manager fetches from are the same choice as its index options, and Go's
+// toolchain fetches unchecked modules when its proxy or checksum settings
+// are changed in the line. The defaults stay allowed.
+func TestP9SourceEnv(t *testing.T) {
+	p := mustDefault(t)
+	runCases(t, p, []decideCase{
+		{call: bash("PIP_INDEX_URL=http://203.0.113.8/simple pip install requests"), want: Ask},
+		{call: bash("export PIP_EXTRA_INDEX_URL=https://wheels.example.net/simple; pip3 install fastlib"), want: Ask},
+		{call: bash("UV_INDEX_URL=https://mirror.example/simple uv pip install httpx"), want: Ask},
+		{call: bash("npm_config_registry=https://npm.example.org npm install left-pad"), want: Ask},
+		{call: bash("YARN_REGISTRY=http://10.1.2.3:4873 yarn add react"), want: Ask},
+		{call: bash("GOPROXY=http://203.0.113.8 go run github.com/x/y@latest"), want: Ask},
+		{call: bash("export GOPROXY=https://goproxy.example.cn,direct; go mod download"), want: Ask},
+		{call: bash("GOFLAGS=-insecure go install github.com/x/y@v1.2.3"), want: Ask},
+		{call: bash("GOSUMDB=off go get github.com/x/y"), want: Ask},
+		{call: bash("GONOSUMDB=github.com/x go get github.com/x/y@v1"), want: Ask},
+		// the defaults, and settings that fetch nothing
+		{call: bash("PIP_INDEX_URL=https://pypi.org/simple pip install requests"), want: Allow},
+		{call: bash("npm_config_registry=https://registry.npmjs.org/ npm ci"), want: Allow},
+		{call: bash("GOPROXY=https://proxy.golang.org,direct go get ./..."), want: Allow},
+		{call: bash("GOPROXY=off go build ./..."), want: Allow},
+		{call: bash("GOFLAGS=-mod=mod go install github.com/x/y@v1.2.3"), want: Allow},
+		{call: bash("go install golang.org/x/tools/gopls@latest"), want: Allow},
+		{call: bash("pip install -r requirements.txt"), want: Allow},
+	})
+}

@@ -117,7 +117,7 @@ func (k *call) pipSources(manager string, args []field) {
 		"find-links", "target", "prefix", "root", "src", "python", "platform", "implementation", "abi", "python-version",
 		"upgrade-strategy", "progress-bar", "trusted-host", "cache-dir", "log", "proxy", "retries", "timeout", "exists-action",
 		"cert", "client-cert", "only-binary", "no-binary", "report", "config-settings", "global-option", "dest", "d", "default-index", "index"}})
-	idx := p.all("i", "index-url", "extra-index-url", "f", "find-links", "default-index", "index")
+	idx := append(p.all("i", "index-url", "extra-index-url", "f", "find-links", "default-index", "index"), k.envSources("pip")...)
 	ops := append(p.ops, p.all("e", "editable")...)
 	k.installSources(manager, ops, idx, false)
 }
@@ -128,7 +128,7 @@ func (k *call) pipSources(manager string, args []field) {
 // subcommand.
 func (k *call) npmSources(rest []field, registry []field) {
 	p := parseOpts(rest, spec{long: []string{"registry", "tag", "save-prefix", "omit", "include", "install-strategy", "workspace", "w", "filter"}})
-	k.installSources(k.name, p.ops, append(registry, p.all("registry")...), true)
+	k.installSources(k.name, p.ops, append(append(registry, p.all("registry")...), k.envSources("npm")...), true)
 }
 
 // helmSources judges helm install/upgrade/template/pull of a chart given
@@ -167,5 +167,94 @@ func (k *call) editorExtensions() {
 		}
 		k.dynamicExec(k.name + " installs the editor extension " + src + ", code that runs in the editor with the user's rights")
 		return
+	}
+}
+
+// sourceEnv are the environment variables that choose where a package
+// manager fetches from, by manager family: the same choice as an index or
+// registry option on the command line (PIP_INDEX_URL=… pip install x is
+// pip install -i … x).
+var sourceEnv = map[string][]string{
+	"pip": {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_DEFAULT_INDEX"},
+	"npm": {"npm_config_registry", "NPM_CONFIG_REGISTRY", "YARN_REGISTRY", "YARN_NPM_REGISTRY_SERVER", "BUN_CONFIG_REGISTRY"},
+}
+
+// envSources returns the values of the source variables of family set for
+// this command or earlier in the line, each a space-separated list as pip
+// reads them.
+func (k *call) envSources(family string) []field {
+	var out []field
+	for _, name := range sourceEnv[family] {
+		f, ok := k.envVar(name)
+		if !ok {
+			continue
+		}
+		if !f.known {
+			out = append(out, f)
+			continue
+		}
+		for _, v := range strings.Fields(f.val) {
+			out = append(out, sub(f, v))
+		}
+	}
+	return out
+}
+
+// goSources judges the Go toolchain's fetching commands (go get, go
+// install pkg@v, go run pkg@v, go mod download) under settings that fetch
+// modules from elsewhere than the module proxy or without the checksum
+// database: GOPROXY naming another host, GOSUMDB=off, GONOSUMDB,
+// GONOSUMCHECK, GOINSECURE, GOFLAGS=-insecure. With the defaults a module
+// comes through proxy.golang.org and is checked against sum.golang.org (a
+// named, logged, immutable source, like a default registry): allowed.
+func (k *call) goSources() {
+	if len(k.args) == 0 || !k.args[0].known {
+		return
+	}
+	fetches := false
+	switch k.args[0].val {
+	case "get", "mod":
+		fetches = true
+	case "install", "run":
+		for _, f := range k.args[1:] {
+			if f.known && !strings.HasPrefix(f.val, "-") && strings.Contains(f.val, "@") {
+				fetches = true
+			}
+		}
+	}
+	if !fetches {
+		return
+	}
+	for _, name := range []string{"GONOSUMDB", "GONOSUMCHECK", "GOINSECURE", "GOPRIVATE", "GONOPROXY"} {
+		if f, ok := k.envVar(name); ok && (!f.known || strings.TrimSpace(f.val) != "") {
+			k.dynamicExec("go fetches modules with " + name + " set: modules it names are not checked against the checksum database")
+			return
+		}
+	}
+	if f, ok := k.envVar("GOSUMDB"); ok && (!f.known || f.val == "off") {
+		k.dynamicExec("go fetches modules with GOSUMDB=" + f.text(k.c) + ": they are not checked against the checksum database")
+		return
+	}
+	if f, ok := k.envVar("GOFLAGS"); ok && (!f.known || strings.Contains(f.val, "-insecure")) {
+		k.dynamicExec("go fetches modules with GOFLAGS=" + f.text(k.c))
+		return
+	}
+	if f, ok := k.envVar("GOPROXY"); ok {
+		if !f.known {
+			k.dynamicExec("go fetches modules from a proxy not known at check time")
+			return
+		}
+		for _, v := range strings.FieldsFunc(f.val, func(r rune) bool { return r == ',' || r == '|' }) {
+			switch v {
+			case "direct", "off", "https://proxy.golang.org", "https://proxy.golang.org/":
+				continue
+			}
+			if strings.HasPrefix(v, "file://") || strings.HasPrefix(v, "/") {
+				continue
+			}
+			k.net(lit(v))
+			k.dynamicExec("go fetches modules from " + v + ", not the Go module proxy")
+			return
+		}
 	}
 }

@@ -104,6 +104,7 @@ func pkgPrograms() []program {
 		}},
 		{names: []string{"go"}, model: func(k *call) {
 			k.pkgInstall("go", "proxy.golang.org", "install", "get", "mod")
+			k.goSources()
 			if len(k.args) > 1 && k.args[0].known && k.args[0].val == "run" {
 				k.goRun()
 			}
