@@ -58,19 +58,7 @@ func FuzzInlineCode(f *testing.F) {
 		for _, pre := range [][]string{{"python3", "-c"}, {"perl", "-e"}, {"ruby", "-e"}, {"node", "-e"}, {"php", "-r"},
 			{"lua", "-e"}, {"awk"}, {"sed"}, {"expect", "-c"}, {"pwsh", "-c"}, {"osascript", "-e"}, {"vim", "-c"}, {"gdb", "-ex"},
 			{"guile", "-c"}, {"groovy", "-e"}, {"emacs", "--batch", "--eval"}, {"crystal", "eval"}, {"bun", "-e"}, {"ex", "-sc"}} {
-			src := Join(append(append([]string(nil), pre...), code)...)
-			a, err := Analyze(src, testOpts)
-			if err != nil {
-				if strings.Contains(err.Error(), "internal error") {
-					t.Fatalf("%q: %v", src, err)
-				}
-				continue
-			}
-			for _, c := range a.Commands {
-				if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start > c.Span.End {
-					t.Fatalf("span %+v out of range for %q", c.Span, src)
-				}
-			}
+			analyzeInRange(t, Join(append(append([]string(nil), pre...), code)...))
 		}
 	})
 }
@@ -107,18 +95,11 @@ func FuzzEditorScript(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, script string) {
 		for _, pre := range [][]string{{"ed", "-s", "f"}, {"red", "f"}, {"ex", "-s", "f"}, {"vim", "-es", "f"}} {
-			src := Join(pre...) + " <<< " + Join(script)
-			a, err := Analyze(src, testOpts)
-			if err != nil {
-				if strings.Contains(err.Error(), "internal error") {
-					t.Fatalf("%q: %v", src, err)
-				}
+			a, ok := analyzeInRange(t, Join(pre...)+" <<< "+Join(script))
+			if !ok {
 				continue
 			}
 			for _, c := range a.Commands {
-				if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start > c.Span.End {
-					t.Fatalf("span %+v out of range for %q", c.Span, src)
-				}
 				if pre[0] == "red" && len(c.Via) > 0 && strings.HasPrefix(c.Via[0], "red") {
 					t.Fatalf("red ran %q for %q", c.Argv, script)
 				}
@@ -154,4 +135,23 @@ func FuzzSQLFiles(f *testing.F) {
 			}
 		}
 	})
+}
+
+// analyzeInRange analyses src, failing on an internal error or a command
+// span outside src; ok is false when src is refused (a syntax error).
+func analyzeInRange(t *testing.T, src string) (*Analysis, bool) {
+	t.Helper()
+	a, err := Analyze(src, testOpts)
+	if err != nil {
+		if strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("%q: %v", src, err)
+		}
+		return nil, false
+	}
+	for _, c := range a.Commands {
+		if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start > c.Span.End {
+			t.Fatalf("span %+v out of range for %q", c.Span, src)
+		}
+	}
+	return a, true
 }

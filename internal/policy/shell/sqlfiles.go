@@ -26,6 +26,13 @@ var (
 	sqlDotOut  = regexp.MustCompile(`^\s*(?:\.output|\.once(?:\s+-\w)?|\.backup(?:\s+\w+)?|\.save|\\o|\\out)\s+'?([^'\s|][^'\s]*)'?`)
 )
 
+// sqlFileFns are the functions and statements that name one file in
+// their first group, with what they do to it.
+var sqlFileFns = []struct {
+	re   *regexp.Regexp
+	kind Kind
+}{{sqlReadFn, Read}, {sqlInfile, Read}, {sqlWriteFn, Write}, {sqlOutfile, Write}}
+
 // sqlFiles judges the files the SQL a database client runs reads and
 // writes: its inline statements and what it reads on stdin.
 func (k *call) sqlFiles(code []string) {
@@ -38,24 +45,11 @@ func (k *call) sqlFiles(code []string) {
 	}
 	n := 0
 	for _, c := range code {
-		for _, m := range sqlReadFn.FindAllStringSubmatch(c, 8) {
-			if f, ok := path(m[1]); ok {
-				k.file(Read, f, false)
-			}
-		}
-		for _, m := range sqlInfile.FindAllStringSubmatch(c, 8) {
-			if f, ok := path(m[1]); ok {
-				k.file(Read, f, false)
-			}
-		}
-		for _, m := range sqlWriteFn.FindAllStringSubmatch(c, 8) {
-			if f, ok := path(m[1]); ok {
-				k.file(Write, f, false)
-			}
-		}
-		for _, m := range sqlOutfile.FindAllStringSubmatch(c, 8) {
-			if f, ok := path(m[1]); ok {
-				k.file(Write, f, false)
+		for _, fn := range sqlFileFns {
+			for _, m := range fn.re.FindAllStringSubmatch(c, 8) {
+				if f, ok := path(m[1]); ok {
+					k.file(fn.kind, f, false)
+				}
 			}
 		}
 		for _, m := range sqlCopy.FindAllStringSubmatch(c, 8) {
