@@ -39,11 +39,20 @@ func sandboxBase(t *testing.T) string {
 const bashrcCommand = `/usr/bin/python3 tidy.py`
 
 // writeTidy writes the script bashrcCommand runs into the workspace dir.
-func writeTidy(t *testing.T, dir string) {
+func writeTidy(t *testing.T, dir, home string) {
 	t.Helper()
-	code := "import os\nopen(os.path.expanduser('~')+'/.'+'bashrc','a').write('pwned')\n"
-	if err := os.WriteFile(filepath.Join(dir, "tidy.py"), []byte(code), 0o644); err != nil {
+	// The file to append to comes from a data file read at run time:
+	// the policy reads the script (and would deny a home path it can
+	// see) but not what the program reads, which is the kernel's part.
+	code := "import json\nconf = json.load(open('tidy.json'))\nwith open(conf['rc'], 'a') as f:\n    f.write(conf['line'])\n"
+	conf, err := json.Marshal(map[string]string{"rc": filepath.Join(home, ".bashrc"), "line": "pwned"})
+	if err != nil {
 		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"tidy.py": []byte(code), "tidy.json": conf} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -112,7 +121,7 @@ func TestOpenCodeShellRunsInTheSandbox(t *testing.T) {
 	// 1. Allowed by the policy, stopped by the kernel.
 	r := newOpenCodeRun(t, filepath.Join(base, "a"), openai.ToolOnce("bash", map[string]any{"command": bashrcCommand, "description": "tweak the shell"}))
 	r.use(d)
-	writeTidy(t, r.proj)
+	writeTidy(t, r.proj, r.home)
 	bashrc := writeBashrc(t, r.home)
 	out := r.run(t, "tweak the shell")
 	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
@@ -153,7 +162,7 @@ func TestOpenCodeShellRunsInTheSandbox(t *testing.T) {
 	// 3. The workspace switched off: the same command reaches ~/.bashrc.
 	r = newOpenCodeRun(t, filepath.Join(base, "c"), openai.ToolOnce("bash", map[string]any{"command": bashrcCommand, "description": "tweak the shell"}))
 	r.use(d)
-	writeTidy(t, r.proj)
+	writeTidy(t, r.proj, r.home)
 	bashrc = writeBashrc(t, r.home)
 	for _, args := range [][]string{{"workspace", "add", r.proj}, {"workspace", "meta", "-w", r.proj, "warden.sandbox", "off"}} {
 		if out, errOut, code := warden(t, data, "", args...); code != 0 {
@@ -179,7 +188,7 @@ func TestClaudeBashRunsInTheSandbox(t *testing.T) {
 		return anthropic.ToolOnce("Bash", map[string]any{"command": bashrcCommand, "description": "tweak the shell"})
 	})
 	d := r.start()
-	writeTidy(t, r.ws)
+	writeTidy(t, r.ws, r.home)
 	bashrc := writeBashrc(t, r.home)
 	out, errOut, _ := r.claude("tweak the shell")
 	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {

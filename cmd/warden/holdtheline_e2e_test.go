@@ -378,10 +378,14 @@ func TestHoldTheLine(t *testing.T) {
 		// History expansion is off: ^a^b and !! run nothing unjudged.
 		cc.call("terminal.sendText", map[string]any{"terminalId": id, "text": "echo ^x^y; echo hist-''done"})
 		waitOutput(cc, id, "hist-done")
-		// What the policy does not read stays inside the kernel sandbox: a
-		// script already in the workspace runs (everyday work), and its
-		// write to a path built at run time meets Landlock.
-		if err := os.WriteFile(filepath.Join(r.ws, "tidy.py"), []byte("import os\nopen(os.path.join(os.environ['HOME'],chr(46)+'bashrc'),'a').write('pwn3')\n"), 0o644); err != nil {
+		// What the policy cannot read stays inside the kernel sandbox: a
+		// script already in the workspace runs (everyday work; the policy
+		// reads it), and its write to a path it reads at run time from a
+		// data file meets Landlock.
+		if err := os.WriteFile(filepath.Join(r.ws, "tidy.py"), []byte("for p in open('tidy.txt'):\n    open(p.strip(), 'a').write('pwn3')\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(r.ws, "tidy.txt"), []byte(filepath.Join(r.home, ".bashrc")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		cc.call("terminal.sendText", map[string]any{"terminalId": id, "text": "python3 tidy.py; echo py-''done"})
