@@ -156,7 +156,7 @@ func newIndexBuildCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			bar := &progressBar{w: o.stderr}
+			bar := &buildBar{w: o.stderr, tty: isTTY(o.stderr)}
 			var st index.Status
 			if t.daemon {
 				res, err := t.call(cmd.Context(), "index.build", map[string]any{}, func(method string, params json.RawMessage) {
@@ -197,39 +197,29 @@ func newIndexBuildCmd(o *options) *cobra.Command {
 	return cmd
 }
 
-// progressBar draws a build's progress on one line of w.
-type progressBar struct {
+// buildBar draws an index build's progress on a terminal: a countBar of
+// files once the build has counted them.
+type buildBar struct {
 	w     io.Writer
-	drawn bool
-	last  string
+	tty   bool
+	bar   *countBar
+	bytes int64 // read so far
 }
 
-func (b *progressBar) show(p index.Progress) {
-	const width = 30
-	line := ""
-	switch {
-	case p.Phase == "index" && p.Total > 0:
-		n := p.Files * width / p.Total
-		line = fmt.Sprintf("[%s%s] %d/%d files %s", strings.Repeat("#", n), strings.Repeat(".", width-n), p.Files, p.Total, mb(p.Bytes))
-	case p.Phase == "done":
-		line = fmt.Sprintf("[%s] %d/%d files", strings.Repeat("#", width), p.Files, p.Total)
-	default:
-		line = p.Phase + "..."
-	}
-	if line == b.last {
+func (b *buildBar) show(p index.Progress) {
+	if p.Phase != "index" && p.Phase != "done" || p.Total <= 0 {
 		return
 	}
-	b.last = line
-	fmt.Fprintf(b.w, "\r%-72s", line)
-	b.drawn = true
+	if b.bar == nil {
+		b.bar = newCountBar(b.w, b.tty, "indexing", int64(p.Total), func(n, total int64) string {
+			return fmt.Sprintf("%d/%d files %s", n, total, mb(b.bytes))
+		})
+	}
+	b.bytes = p.Bytes
+	b.bar.set(int64(p.Files))
 }
 
-func (b *progressBar) done() {
-	if b.drawn {
-		fmt.Fprintln(b.w)
-		b.drawn = false
-	}
-}
+func (b *buildBar) done() { b.bar.done() }
 
 func newIndexSearchCmd(o *options) *cobra.Command {
 	var (
@@ -306,7 +296,7 @@ line, endLine (1-based), symbol, kind, score, preview (column for line hits).`,
 				defer x.Close()
 				if x.Status().Generation == "" {
 					fmt.Fprintln(o.stderr, "no index yet: building it (warden index build)")
-					bar := &progressBar{w: o.stderr}
+					bar := &buildBar{w: o.stderr, tty: isTTY(o.stderr)}
 					err := x.Build(cmd.Context(), bar.show)
 					bar.done()
 					if err != nil {

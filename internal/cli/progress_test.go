@@ -12,6 +12,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/warden-dev/warden/internal/event"
+	"github.com/warden-dev/warden/internal/index"
 	"github.com/warden-dev/warden/internal/store/sqlite"
 )
 
@@ -94,5 +95,32 @@ func TestExportImportShowProgressInATerminal(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(dst, "events.db")); err != nil || fi.Size() == 0 {
 		t.Fatalf("imported log: %v", err)
+	}
+}
+
+// An index build's bar starts once the files are counted, shows files and
+// bytes read, draws the end, and draws nothing on a stream that is not a
+// terminal.
+func TestBuildBar(t *testing.T) {
+	var out bytes.Buffer
+	quiet := &buildBar{w: &out, tty: false}
+	quiet.show(index.Progress{Phase: "index", Files: 1, Total: 4, Bytes: 10})
+	quiet.done()
+	if out.Len() != 0 {
+		t.Fatalf("drawn on a stream that is not a terminal: %q", out.String())
+	}
+	b := &buildBar{w: &out, tty: true}
+	b.show(index.Progress{Phase: "walk"})
+	if out.Len() != 0 {
+		t.Fatalf("drawn before the files are counted: %q", out.String())
+	}
+	b.show(index.Progress{Phase: "index", Files: 0, Total: 4})
+	b.show(index.Progress{Phase: "done", Files: 4, Total: 4, Bytes: 2_500_000})
+	if got := out.String(); !strings.Contains(got, "indexing [##############################] 4/4 files 2.5 MB") {
+		t.Fatalf("bar: %q", got)
+	}
+	b.done()
+	if !strings.HasSuffix(out.String(), "\r\x1b[K") {
+		t.Fatalf("the line is not cleared: %q", out.String())
 	}
 }
