@@ -67,12 +67,21 @@ type Tracker struct {
 	sessions map[string]*state
 }
 
+// maxOpenCalls bounds the calls without a result a session keeps track of.
+const maxOpenCalls = 1024
+
 type state struct {
 	s       Session
 	tools   map[string]struct{}
 	pending map[string]struct{}
 	ended   bool
 	active  Status // idle or busy, before pending approvals and end
+	// turns is set once the session reports its own turns (a user
+	// message, a status): between its tool calls it is busy thinking.
+	// A session that reports none (an MCP or control client) is busy
+	// only while a call of its runs: open holds those calls' ids.
+	turns bool
+	open  map[string]struct{}
 }
 
 // NewTracker returns a tracker reading the log through read.
@@ -207,6 +216,7 @@ func (t *Tracker) apply(e event.Event) {
 		clear(st.pending)
 	case event.SessionStatus:
 		p, _ := event.DataOf[event.SessionData](e)
+		st.turns = true
 		switch Status(p.Status) {
 		case Idle, Busy:
 			st.active = Status(p.Status)
@@ -219,12 +229,19 @@ func (t *Tracker) apply(e event.Event) {
 		st.active = Idle
 	case event.MessageUser:
 		st.ended = false
+		st.turns = true
 		st.active = Busy
 	case event.ToolCall:
 		p, _ := event.DataOf[event.ToolCallData](e)
 		s.ToolCalls++
 		if p.Tool != "" {
 			st.tools[p.Tool] = struct{}{}
+		}
+		if p.CallID != "" && len(st.open) < maxOpenCalls {
+			if st.open == nil {
+				st.open = map[string]struct{}{}
+			}
+			st.open[p.CallID] = struct{}{}
 		}
 		st.active = Busy
 	case event.ToolDecision:
@@ -236,7 +253,12 @@ func (t *Tracker) apply(e event.Event) {
 			s.Denied++
 		}
 	case event.ToolResult:
+		p, _ := event.DataOf[event.ToolResultData](e)
+		delete(st.open, p.CallID)
 		st.active = Busy
+		if !st.turns && len(st.open) == 0 {
+			st.active = Idle // a client's call is over and nothing else runs
+		}
 	case event.ApprovalRequested:
 		p, _ := event.DataOf[event.ApprovalData](e)
 		if p.ApprovalID != "" {
@@ -268,6 +290,8 @@ type saved struct {
 	Pending []string `json:"pending,omitempty"`
 	Ended   bool     `json:"ended,omitempty"`
 	Active  Status   `json:"active"`
+	Turns   bool     `json:"turns,omitempty"`
+	Open    []string `json:"open,omitempty"`
 }
 
 // checkpoint is a Tracker's whole state: what it folded through Cursor.
@@ -287,7 +311,11 @@ func (t *Tracker) Checkpoint(ctx context.Context) ([]byte, error) {
 	defer t.mu.Unlock()
 	cp := checkpoint{Cursor: t.cursor, Sessions: make([]saved, 0, len(t.sessions))}
 	for _, st := range t.sessions {
-		sv := saved{Session: st.s, Ended: st.ended, Active: st.active}
+		sv := saved{Session: st.s, Ended: st.ended, Active: st.active, Turns: st.turns}
+		for k := range st.open {
+			sv.Open = append(sv.Open, k)
+		}
+		slices.Sort(sv.Open)
 		sv.Session.UniqueTools, sv.Session.PendingApprovals = nil, nil
 		for k := range st.tools {
 			sv.Tools = append(sv.Tools, k)
@@ -326,6 +354,13 @@ func (t *Tracker) LoadCheckpoint(b []byte) error {
 		}
 		for _, k := range sv.Pending {
 			st.pending[k] = struct{}{}
+		}
+		st.turns = sv.Turns
+		for _, k := range sv.Open {
+			if st.open == nil {
+				st.open = map[string]struct{}{}
+			}
+			st.open[k] = struct{}{}
 		}
 		if st.active != Busy {
 			st.active = Idle

@@ -103,3 +103,43 @@ func TestBadPayloadStillCounts(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// A session that reports no turns of its own (an MCP client calling
+// tools) is busy only while one of its calls runs: after the last result
+// it is idle, not busy until it ends. The state survives a checkpoint.
+func TestClientSessionIdleBetweenCalls(t *testing.T) {
+	l := &log{}
+	tr := NewTracker(l.read)
+	step := func(typ event.Type, data string, want Status) {
+		t.Helper()
+		l.add("m", typ, data)
+		s, ok, err := tr.Get(context.Background(), "m")
+		if err != nil || !ok {
+			t.Fatalf("get: %v %v", ok, err)
+		}
+		if s.Status != want {
+			t.Fatalf("after %s %s: status %s, want %s", typ, data, s.Status, want)
+		}
+	}
+	step(event.SessionStart, "", Idle)
+	step(event.ToolCall, `{"tool":"read","callId":"c1"}`, Busy)
+	step(event.ToolCall, `{"tool":"grep","callId":"c2"}`, Busy)
+	step(event.ToolResult, `{"tool":"read","callId":"c1"}`, Busy) // c2 still runs
+	cp, err := tr.Checkpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := NewTracker(l.read)
+	if err := again.LoadCheckpoint(cp); err != nil {
+		t.Fatal(err)
+	}
+	tr = again
+	step(event.ToolResult, `{"tool":"grep","callId":"c2"}`, Idle)
+	step(event.ToolCall, `{"tool":"bash","callId":"c3"}`, Busy)
+	step(event.ToolResult, `{"tool":"bash","callId":"c3"}`, Idle)
+	// once it reports a turn, it is busy between its calls until it says idle
+	step(event.MessageUser, "", Busy)
+	step(event.ToolCall, `{"tool":"bash","callId":"c4"}`, Busy)
+	step(event.ToolResult, `{"tool":"bash","callId":"c4"}`, Busy)
+	step(event.SessionStatus, `{"status":"idle"}`, Idle)
+}
