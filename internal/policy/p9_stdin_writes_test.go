@@ -1,6 +1,11 @@
 package policy
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // TestP9StdinWriters: every program that copies its standard input into a
 // file (tee, sponge, cp /dev/stdin f, dd of=f, install /dev/stdin f) leaves
@@ -66,4 +71,30 @@ func TestP9SourceEnv(t *testing.T) {
 		{call: bash("go install golang.org/x/tools/gopls@latest"), want: Allow},
 		{call: bash("pip install -r requirements.txt"), want: Allow},
 	})
+}
+
+// TestP9ScriptReaderKeepsSecrets: the policy reads a script run by its path
+// to judge it, so an agent could try to make it read a secret or warden's
+// own token as a "script" and learn its content from the reason. Running
+// either is denied as a read of it, and no byte of the file appears in
+// the decision's reason.
+func TestP9ScriptReaderKeepsSecrets(t *testing.T) {
+	p, home, ws, _, dataDir := p6Home(t, true)
+	const mark = "SECRETMARK9"
+	for _, f := range []string{filepath.Join(home, ".ssh", "id_test"), filepath.Join(dataDir, "token")} {
+		if err := os.WriteFile(f, []byte("echo "+mark+"\nrm -rf /tmp/"+mark+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh := p6Sh(ws)
+	for _, cmd := range []string{"bash ~/.ssh/id_test", "source " + dataDir + "/token", "sh link_home/.ssh/id_test",
+		"python3 " + dataDir + "/token", "awk -f ~/.ssh/id_test /dev/null"} {
+		d := p.Decide(sh(cmd))
+		if d.Action != Deny {
+			t.Errorf("%s: %s (%s)", cmd, d.Action, d.Reason)
+		}
+		if strings.Contains(d.Reason, mark) {
+			t.Errorf("%s: the reason shows the file's content: %s", cmd, d.Reason)
+		}
+	}
 }
